@@ -1,0 +1,15 @@
+# steptp_module(NAME DEPS ...) — a static library from every .cpp under src/NAME (recursively),
+# linked PUBLIC to the modules below it. New files are picked up without editing CMake.
+function(steptp_module name)
+  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cpp)
+  if(sources)
+    add_library(steptp_${name} STATIC ${sources})
+    target_include_directories(steptp_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+    target_link_libraries(steptp_${name} PUBLIC ${ARG_DEPS})
+  else()
+    add_library(steptp_${name} INTERFACE)
+    target_include_directories(steptp_${name} INTERFACE ${PROJECT_SOURCE_DIR}/src)
+    target_link_libraries(steptp_${name} INTERFACE ${ARG_DEPS})
+  endif()
+endfunction()

@@ -1,0 +1,13 @@
+// cli/commands.h — the setup function of every subcommand; the table itself is in main.cpp.
+#pragma once
+
+#include "cli/command.h"
+
+namespace steptp::cli {
+
+void setup_fmt_command(CLI::App& app, CommandContext& ctx);
+void setup_check_command(CLI::App& app, CommandContext& ctx);
+void setup_run_command(CLI::App& app, CommandContext& ctx);
+void setup_verify_command(CLI::App& app, CommandContext& ctx);
+
+}  // namespace steptp::cli

@@ -1,0 +1,45 @@
+// main.cpp — the `steptp` executable: the command table and top-level error handling only.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "support/error.h"
+
+namespace {
+
+using steptp::cli::CommandEntry;
+
+// One line per subcommand; each lives in src/cli/<name>_command.cpp.
+constexpr CommandEntry kCommands[] = {
+    {"fmt", steptp::cli::setup_fmt_command},
+    {"check", steptp::cli::setup_check_command},
+    {"run", steptp::cli::setup_run_command},
+    {"verify", steptp::cli::setup_verify_command},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"steptp — verified, step-level tensor-program optimization (LEIR toolkit)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "steptp 0.1.0");
+  steptp::cli::CommandContext ctx;
+  for (const CommandEntry& c : kCommands) c.setup(app, ctx);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : steptp::cli::kExitBadInput;
+  } catch (const steptp::InternalError& e) {
+    std::cerr << "steptp: " << e.what() << "\n(this is a bug in steptp; please report it)\n";
+    return steptp::cli::kExitInternal;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "steptp: out of memory\n";
+    return steptp::cli::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "steptp: internal error: " << e.what() << "\n";
+    return steptp::cli::kExitInternal;
+  }
+  return ctx.exit_code;
+}
