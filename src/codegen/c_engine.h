@@ -1,0 +1,93 @@
+// codegen/c_engine.h — the compiled-C engine: emit C, build it through the kernel cache, load
+// it, and run it on TensorData, mirroring interp::Interpreter (compile once, run many times).
+//
+// It is the fast engine, not the safety engine: the code has no dynamic bounds, race or
+// initialization checks. Before building it refuses what the interpreter refuses statically
+// (well-formedness, work and memory budgets); verification runs the interpreter for safety.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/c_emitter.h"
+#include "codegen/compiler_driver.h"
+#include "leir/ir.h"
+#include "leir/tensor_data.h"
+#include "leir/tensor_table.h"
+#include "support/error.h"
+
+namespace steptp::codegen {
+
+struct CEngineOptions {
+  CompilerOptions compiler;
+  CEmitOptions emit;
+  int threads = 0;  // OpenMP threads for every run; 0 keeps the runtime's default
+  int64_t work_budget = 200'000'000'000;  // statement executions, from the loop extents
+  int64_t memory_budget_bytes = 8LL << 30;
+};
+
+// Native buffers of every tensor of the table, in table order (the kernel ABI).
+class KernelBuffers {
+ public:
+  std::vector<void*>& pointers() { return pointers_; }
+  const std::vector<std::vector<std::byte>>& storage() const { return storage_; }
+
+ private:
+  friend class CompiledKernel;
+  std::vector<std::vector<std::byte>> storage_;
+  std::vector<void*> pointers_;
+};
+
+class CompiledKernel {
+ public:
+  // Errors: "ill_formed", "unsupported", "budget_exceeded", "compile_error", "io_error",
+  // "load_error".
+  static Result<CompiledKernel> build(const leir::Program& program,
+                                      const CEngineOptions& options = {});
+
+  // One TensorData per declared non-output tensor, matched by name with the declared dtype and
+  // shape ("bad_input" otherwise). Returns the declared outputs in declaration order.
+  Result<std::vector<leir::TensorData>> run(const std::vector<leir::TensorData>& inputs) const;
+
+  // The pieces of run(), for timing: buffers are filled once, the kernel runs many times.
+  Result<KernelBuffers> prepare(const std::vector<leir::TensorData>& inputs) const;
+  void execute(KernelBuffers& buffers) const;
+  void execute_raw(KernelBuffers& buffers) const { kernel_(buffers.pointers_.data()); }
+  std::vector<leir::TensorData> outputs(const KernelBuffers& buffers) const;
+  void set_threads(int threads) const;
+
+  const leir::TensorTable& tensors() const { return table_; }
+  const std::string& source() const { return source_; }
+  const std::string& cache_key() const { return key_; }
+  bool cache_hit() const { return cache_hit_; }
+  int threads() const { return threads_; }
+
+ private:
+  CompiledKernel() = default;
+  leir::Program program_;
+  leir::TensorTable table_;
+  std::string source_;
+  std::string key_;
+  bool cache_hit_ = false;
+  int threads_ = 0;
+  std::shared_ptr<SharedObject> library_;
+  void (*kernel_)(void**) = nullptr;
+  void (*set_threads_)(int) = nullptr;
+};
+
+// Convenience: build (through the cache) and run once.
+Result<std::vector<leir::TensorData>> run_compiled(const leir::Program& program,
+                                                   const std::vector<leir::TensorData>& inputs,
+                                                   const CEngineOptions& options = {});
+
+// Statement executions of a program from its loop extents (saturating at INT64_MAX).
+int64_t static_work(const leir::Program& program);
+
+// Native storage conversions of one element (f16/bf16 as IEEE bit patterns).
+void store_native(double v, leir::DType t, std::byte* dst);
+double load_native(leir::DType t, const std::byte* src);
+
+}  // namespace steptp::codegen

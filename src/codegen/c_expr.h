@@ -1,0 +1,47 @@
+// codegen/c_expr.h — LEIR expressions as C / CUDA C++ expression text, shared by the C and CUDA
+// emitters, and the numeric prelude (conversions, floor division, f16/bf16 rounding) both embed.
+//
+// Values are computed in double and rounded to the destination dtype on store, exactly as the
+// interpreter does; subscripts are int64 arithmetic with floor `//` and `%`. Names are mangled
+// (tensor A → t_A, loop variable a → i_a) so no LEIR name can collide with C or libm names.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "leir/ir.h"
+#include "leir/tensor_table.h"
+
+namespace steptp::codegen {
+
+std::string c_tensor_name(const std::string& tensor);  // "t_A"
+std::string c_var_name(const std::string& var);        // "i_a"
+std::string c_storage_type(leir::DType t);             // "double", "float", "uint16_t", ...
+int dtype_bytes(leir::DType t);                        // storage size of c_storage_type
+
+// The helper functions every emitted translation unit starts with. `fn_prefix` is the
+// qualifier of each helper ("static inline" for C, "__host__ __device__ static inline" for CUDA).
+std::string c_numeric_prelude(const std::string& fn_prefix);
+
+class CExprPrinter {
+ public:
+  explicit CExprPrinter(const leir::TensorTable& table);
+
+  std::string value(const leir::ExprRef& e) const;      // a double-valued expression
+  std::string condition(const leir::ExprRef& e) const;  // an int-valued truth expression
+  std::string index(const leir::ExprRef& e) const;      // an int64 expression
+  std::string element(const leir::ExprRef& access) const;  // lvalue of the native element
+  std::string load(const leir::ExprRef& access) const;     // element converted to double
+  // `value_text` converted to the native type of the accessed tensor.
+  std::string convert_for_store(const leir::ExprRef& access, const std::string& value_text) const;
+  std::string offset(const leir::ExprRef& access) const;  // row-major element offset
+
+  const leir::TensorInfo& info(const std::string& tensor) const;
+
+ private:
+  const leir::TensorTable& table_;
+};
+
+std::string c_double_literal(const leir::Expr& number);
+
+}  // namespace steptp::codegen

@@ -1,0 +1,64 @@
+// codegen/compiler_driver.h — turns C source into a loaded shared object, through a
+// content-addressed cache: the key is a hash of the source, the compiler and its flags, so a
+// second build of the same program loads the cached .so without running the compiler.
+//
+// Cache writes are atomic (compile to a temporary name, then rename). A compiler failure is a
+// Result error of category "compile_error" carrying the first lines of the compiler's stderr.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "support/error.h"
+
+namespace steptp::codegen {
+
+struct CompilerOptions {
+  std::string compiler;  // empty: $STEPTP_CC, else "cc"
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-ffp-contract=off",
+                                    "-shared", "-fPIC"};
+  std::vector<std::string> extra_flags;  // appended after `flags` (part of the cache key)
+  std::string cache_dir;  // empty: $STEPTP_CACHE_DIR, $XDG_CACHE_HOME/steptp/kernels,
+                          // else ~/.cache/steptp/kernels
+};
+
+std::string resolve_cache_dir(const CompilerOptions& options);
+std::string resolve_compiler(const CompilerOptions& options);
+
+// A dlopen'ed shared object; dlclose'd when the last reference goes.
+class SharedObject {
+ public:
+  ~SharedObject();
+  SharedObject(const SharedObject&) = delete;
+  SharedObject& operator=(const SharedObject&) = delete;
+
+  void* symbol(const char* name) const;  // nullptr when absent
+  const std::string& path() const { return path_; }
+
+  // Errors: "load_error" (dlopen failure).
+  static Result<std::shared_ptr<SharedObject>> open(const std::string& path);
+
+ private:
+  SharedObject(void* handle, std::string path) : handle_(handle), path_(std::move(path)) {}
+  void* handle_ = nullptr;
+  std::string path_;
+};
+
+struct BuildResult {
+  std::shared_ptr<SharedObject> library;
+  std::string key;        // 32 hex digits
+  bool cache_hit = false;
+};
+
+// Errors: "compile_error", "io_error" (cache directory), "load_error".
+Result<BuildResult> build_shared_object(const std::string& source, const CompilerOptions& options);
+
+// The cache key of a source under these options (hex), without building.
+std::string cache_key(const std::string& source, const CompilerOptions& options);
+
+// How many times this process has run the compiler (for tests of the cache).
+int64_t compiler_invocation_count();
+
+}  // namespace steptp::codegen

@@ -1,0 +1,51 @@
+// codegen/lowering_facts.h — what every backend (C, CUDA, TIR) must know about a program before
+// emitting it: which statements are accumulations and with which identity, which of them are the
+// first write of their tensor (so the identity is stored first), and which loops are free of
+// cross-iteration writes. Pure analysis of the IR; it emits no text.
+//
+// The accumulation rule mirrors the interpreter (leir_spec §2.3, plus the commuted forms): the
+// LHS access as a positive term of a +/- chain → 0; as a factor of a * chain → 1; as the divisor
+// of /, //, % → 1; as either argument of max → -inf, of min → +inf.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "leir/ir.h"
+
+namespace steptp::codegen {
+
+// The identity of an accumulation statement, or nullopt for a plain store.
+std::optional<double> accumulation_identity(const leir::Stmt& s);
+
+// Loop variables (names) used anywhere in an expression, including nested subscripts.
+void collect_index_vars(const leir::ExprRef& e, std::vector<std::string>& out);
+bool uses_var(const leir::ExprRef& e, const std::string& var);
+// True when `var` occurs in the LHS subscript of the statement.
+bool lhs_uses_var(const leir::Stmt& s, const std::string& var);
+
+// Facts about one statement, in program order.
+struct StmtFacts {
+  const leir::Stmt* stmt = nullptr;
+  std::vector<const leir::Loop*> loops;  // enclosing loops, outermost first
+  size_t top_block = 0;
+  size_t ordinal = 0;
+  std::optional<double> identity;  // accumulation identity
+  bool first_write = false;        // no earlier statement writes this tensor
+  bool init_before = false;        // identity is stored over the written region first
+};
+
+std::vector<StmtFacts> analyze_statements(const leir::Program& p);
+
+// True when no two different iterations of `loop` (inside block `b`) write one element: every
+// statement in the loop's scope (the rest of the header and the body) names the loop variable in
+// its LHS subscript. A loop failing this is kept serial by the C backend.
+bool loop_is_write_disjoint(const leir::Block& b, size_t loop_index);
+bool body_is_write_disjoint(const std::vector<leir::Item>& body, const std::string& var);
+
+// The loops (outermost first) over which the identity of `f` is stored: the enclosing loops
+// whose variable occurs in the LHS subscript.
+std::vector<const leir::Loop*> init_loops(const StmtFacts& f);
+
+}  // namespace steptp::codegen

@@ -1,0 +1,118 @@
+// tests/unit/codegen/codegen_programs.h — the hand-written LEIR programs every backend test
+// lowers: one per pattern the emitters must get right (reductions and their identities,
+// padding, gathers, recurrences, nested blocks, dtypes, schedule annotations, scopes).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace steptp::codegen::testing {
+
+struct NamedProgram {
+  std::string name;
+  std::string text;  // a .leir program file
+};
+
+inline const std::vector<NamedProgram>& codegen_programs() {
+  static const std::vector<NamedProgram> programs = {
+      {"matmul",
+       "input A f64[8,16]\ninput C f64[16,12]\noutput D f64[8,12]\n"
+       "B^{8}_{tx=0}L^{12}_{a=0}L^{16}_{c=0}[D^{f64,g}_{tx,a}=D^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*"
+       "C^{f64,g}_{c,a};];\n"},
+      {"linear_bias_leaky",
+       "input A f64[6,10]\nparam G f64[7,10]\nparam H f64[7]\noutput E f64[6,7]\n"
+       "B^{6}_{tx=0}L^{7}_{a=0}L^{10}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*"
+       "G^{f64,g}_{a,c};];B^{6}_{tx=0}L^{7}_{a=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+H^{f64,g}_{a};];"
+       "B^{6}_{tx=0}L^{7}_{a=0}[E^{f64,g}_{tx,a}=if_then_else(C^{f64,g}_{tx,a}<0,0.1*"
+       "C^{f64,g}_{tx,a},C^{f64,g}_{tx,a});];\n"},
+      {"softmax",
+       "input A f64[4,33]\noutput C f64[4,33]\n"
+       "B^{4}_{tx=0}L^{33}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];"
+       "B^{4}_{tx=0}L^{33}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];"
+       "B^{4}_{tx=0}L^{33}_{a=0}[C^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx})/"
+       "E^{f64,g}_{tx};];\n"},
+      {"log_softmax_commuted",
+       "input A f64[5,17]\noutput C f64[5,17]\n"
+       "B^{5}_{tx=0}L^{17}_{a=0}[D^{f64,g}_{tx}=max(A^{f64,g}_{tx,a},D^{f64,g}_{tx});];"
+       "B^{5}_{tx=0}L^{17}_{a=0}[E^{f64,g}_{tx}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx})+E^{f64,g}_{tx};];"
+       "B^{5}_{tx=0}L^{17}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}-D^{f64,g}_{tx}-log(E^{f64,g}_{tx});];\n"},
+      {"layernorm",
+       "input A f64[3,4,5,6]\nparam D f64[4,5,6]\nparam E f64[4,5,6]\noutput C f64[3,4,5,6]\n"
+       "B^{3}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}L^{6}_{d=0}[F^{f64,g}_{tx}=F^{f64,g}_{tx}+"
+       "A^{f64,g}_{tx,a,c,d};];B^{3}_{tx=0}[G^{f64,g}_{tx}=F^{f64,g}_{tx}/120;];"
+       "B^{3}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}L^{6}_{d=0}[H^{f64,g}_{tx}=H^{f64,g}_{tx}+"
+       "(A^{f64,g}_{tx,a,c,d}-G^{f64,g}_{tx})**2;];B^{3}_{tx=0}[I^{f64,g}_{tx}=H^{f64,g}_{tx}/120;];"
+       "B^{3}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}L^{6}_{d=0}[J^{f64,g}_{tx,a,c,d}=(A^{f64,g}_{tx,a,c,d}-"
+       "G^{f64,g}_{tx})/sqrt(I^{f64,g}_{tx}+1e-05);];B^{3}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}"
+       "L^{6}_{d=0}[C^{f64,g}_{tx,a,c,d}=D^{f64,g}_{a,c,d}*J^{f64,g}_{tx,a,c,d}+E^{f64,g}_{a,c,d};];\n"},
+      {"conv2d_pad_stride",
+       "input A f64[2,3,9,9]\nparam D f64[4,3,3,3]\noutput C f64[2,4,5,5]\n"
+       "B^{2}_{tx=0}L^{3}_{a=0}L^{11}_{c=0}L^{11}_{d=0}[E^{f64,g}_{tx,a,c,d}=if_then_else(1<=c<10&"
+       "1<=d<10,A^{f64,g}_{tx,a,c-1,d-1},0);];B^{2}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}L^{5}_{d=0}"
+       "L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}[C^{f64,g}_{tx,a,c,d}=C^{f64,g}_{tx,a,c,d}+"
+       "E^{f64,g}_{tx,f,c*2+g,d*2+h}*D^{f64,g}_{a,f,g,h};];\n"},
+      {"maxpool_neg_inf_padding",
+       "input A f64[2,3,8,8]\noutput C f64[2,3,5,5]\n"
+       "B^{2}_{tx=0}L^{3}_{a=0}L^{10}_{c=0}L^{10}_{d=0}[D^{f64,g}_{tx,a,c,d}=if_then_else(1<=c<9&"
+       "1<=d<9,A^{f64,g}_{tx,a,c-1,d-1},-inf);];B^{2}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}L^{5}_{d=0}"
+       "L^{2}_{f=0}L^{2}_{g=0}[C^{f64,g}_{tx,a,c,d}=max(C^{f64,g}_{tx,a,c,d},"
+       "D^{f64,g}_{tx,a,c*2+f,d*2+g});];\n"},
+      {"argmax",
+       "input A f64[4,6,5]\noutput C i64[4,5]\n"
+       "B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}[D^{f64,g}_{tx,c}=max(D^{f64,g}_{tx,c},A^{f64,g}_{tx,a,c});"
+       "C^{i64,g}_{tx,c}=0;];B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}[C^{i64,g}_{tx,c}=if_then_else("
+       "A^{f64,g}_{tx,a,c}>=D^{f64,g}_{tx,c},a,C^{i64,g}_{tx,c});];\n"},
+      {"cumsum",
+       "input A f64[3,20]\noutput C f64[3,20]\n"
+       "B^{3}_{tx=0}L^{20}_{a=0}L^{20}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+if_then_else(c<=a,"
+       "A^{f64,g}_{tx,c},0);];\n"},
+      {"prefix_max",
+       "input D f64[4,16]\noutput F f64[4]\n"
+       "B^{4}_{tx=0}L^{16}_{a=0}[H^{f64,g}_{tx,a}=max(if_then_else(a-1<0,-inf,H^{f64,g}_{tx,a-1}),"
+       "D^{f64,g}_{tx,a});];B^{4}_{tx=0}[F^{f64,g}_{tx}=H^{f64,g}_{tx,15};];\n"},
+      {"nested_attention",
+       "input Q f64[4,8]\ninput K f64[6,8]\ninput W f64[6,8]\noutput R f64[4,8]\n"
+       "B^{4}_{tx=0}[L^{6}_{a=0}L^{8}_{c=0}[S^{f64,g}_{tx,a}=S^{f64,g}_{tx,a}+Q^{f64,g}_{tx,c}*"
+       "K^{f64,g}_{a,c};];L^{6}_{a=0}[M^{f64,g}_{tx}=max(M^{f64,g}_{tx},S^{f64,g}_{tx,a});];"
+       "L^{6}_{a=0}[Z^{f64,g}_{tx}=Z^{f64,g}_{tx}+exp(S^{f64,g}_{tx,a}-M^{f64,g}_{tx});"
+       "L^{8}_{c=0}[O^{f64,g}_{tx,c}=O^{f64,g}_{tx,c}+exp(S^{f64,g}_{tx,a}-M^{f64,g}_{tx})*"
+       "W^{f64,g}_{a,c};];];L^{8}_{c=0}[R^{f64,g}_{tx,c}=O^{f64,g}_{tx,c}/Z^{f64,g}_{tx};];];\n"},
+      {"softmax_f32",
+       "input A f32[4,33]\noutput C f32[4,33]\n"
+       "B^{4}_{tx=0}L^{33}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];"
+       "B^{4}_{tx=0}L^{33}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];"
+       "B^{4}_{tx=0}L^{33}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx})/"
+       "E^{f32,g}_{tx};];\n"},
+      {"gelu_sum_f16_bf16",
+       "input A f16[4,16]\noutput E f32[4]\n"
+       "B^{4}_{tx=0}L^{16}_{a=0}[C^{f16,g}_{tx,a}=A^{f16,g}_{tx,a}*0.5*(1+erf(A^{f16,g}_{tx,a}/"
+       "sqrt(2)));];B^{4}_{tx=0}L^{16}_{a=0}[D^{bf16,g}_{tx}=D^{bf16,g}_{tx}+C^{f16,g}_{tx,a}*3.7;];"
+       "B^{4}_{tx=0}[E^{f32,g}_{tx}=D^{bf16,g}_{tx}/7;];\n"},
+      {"parallel_vector_unroll",
+       "input A f64[8,4,6]\noutput C f64[8,6,4]\n"
+       "P^{8}_{a=0}U^{6}_{c=0}V^{4}_{d=0}[G^{f64,g}_{a,c,d}=A^{f64,g}_{a,d,c}*2+1;];"
+       "P^{8}_{a=0}L^{4}_{c=0}[F^{f64,g}=F^{f64,g}+A^{f64,g}_{a,c,0};];"
+       "P^{8}_{a=0}P^{6}_{c=0}V^{4}_{d=0}[C^{f64,g}_{a,c,d}=G^{f64,g}_{a,c,d}-F^{f64,g};];\n"},
+      {"scalar_reduction_under_b",
+       "input A f64[16,8]\noutput G f64[]\n"
+       "B^{16}_{tx=0}L^{8}_{a=0}[F^{f64,g}_{tx,a}=max(1-A^{f64,g}_{tx,a},0);];"
+       "B^{16}_{tx=0}L^{8}_{a=0}[H^{f64,g}=H^{f64,g}+F^{f64,g}_{tx,a};];"
+       "B^{1}_{tx=0}[G^{f64,g}=H^{f64,g}/128;];\n"},
+      {"gather",
+       "input E f64[6,10]\ninput C i64[6]\noutput D f64[6]\n"
+       "B^{6}_{tx=0}[I^{f64,g}_{tx}=-E^{f64,g}_{tx,C^{i64,g}_{tx}};];"
+       "B^{6}_{tx=0}[D^{f64,g}_{tx}=I^{f64,g}_{tx}*2+E^{f64,g}_{C^{i64,g}_{tx}//2,9};];\n"},
+      {"layout_scopes_floordiv",
+       "input A f64[4,8]\noutput C f64[32]\n"
+       "B^{32}_{tx=0}[D^{f64,l}_{tx}=A^{f64,g}_{tx//8,tx%8}*3;F^{f64,s}_{tx}=D^{f64,l}_{tx}-"
+       "7.5//2;C^{f64,g}_{tx}=F^{f64,s}_{tx}+(tx%5)*1.5%1.25-A^{f64,g}_{3-tx//8,0}//0.75;];\n"},
+      {"min_product_accumulations",
+       "input A f64[5,7]\noutput C f64[5]\n"
+       "B^{5}_{tx=0}L^{7}_{a=0}[M^{f64,g}_{tx}=min(A^{f64,g}_{tx,a},M^{f64,g}_{tx});"
+       "Q^{f64,g}_{tx}=A^{f64,g}_{tx,a}*Q^{f64,g}_{tx};];"
+       "B^{5}_{tx=0}[C^{f64,g}_{tx}=M^{f64,g}_{tx}+Q^{f64,g}_{tx};];\n"},
+  };
+  return programs;
+}
+
+}  // namespace steptp::codegen::testing
