@@ -116,6 +116,7 @@ class Executor {
   Result<void> bind_inputs(const std::vector<leir::TensorData>& inputs) {
     size_t n = cp_.table.tensors.size();
     data_.resize(n);
+    base_.assign(n, nullptr);
     written_.resize(n);
     written_count_.assign(n, 0);
     writer_.resize(n);
@@ -136,7 +137,8 @@ class Executor {
             fmt::format("{} is declared {}{} but was given {}{} with {} values", in.name,
                         leir::dtype_name(info->dtype), tuple_text(info->shape),
                         leir::dtype_name(in.dtype), tuple_text(in.shape), in.values.size()));
-      data_[t] = in.values;
+      // Inputs are never written (compile rejects that), so they are read in place.
+      base_[t] = const_cast<double*>(in.values.data());
       bound[t] = true;
       written_count_[t] = cp_.sizes[t];
     }
@@ -149,6 +151,7 @@ class Executor {
                                                     info.name));
       if (computed) {
         data_[t].assign(static_cast<size_t>(cp_.sizes[t]), 0.0);
+        base_[t] = data_[t].data();
         written_[t].assign(static_cast<size_t>(cp_.sizes[t]), 0);
       }
     }
@@ -348,7 +351,7 @@ class Executor {
                                 tuple_text(unravel(a.tensor, addr))));
     }
     if (checks_ && a.track_race && !track(a, addr, lane)) return false;
-    out = data_[a.tensor][addr];
+    out = base_[a.tensor][addr];
     return true;
   }
 
@@ -361,7 +364,7 @@ class Executor {
 
   const double* load(const ValueNode& node, double* buf, int n, const uint8_t* mask) {
     const Access& a = cp_.accesses[node.access];
-    const double* data = data_[a.tensor].data();
+    const double* data = base_[a.tensor];
     bool complete = written_[a.tensor].empty() || written_count_[a.tensor] == cp_.sizes[a.tensor];
     if (a.affine && a.static_in_bounds && complete && !(a.track_race && checks_) && mask == nullptr) {
       int64_t start = affine_start(a);
@@ -486,7 +489,7 @@ class Executor {
     const double* v = eval(s.rhs, n, nullptr);
     if (v == nullptr) return false;
     int t = lhs.tensor;
-    double* data = data_[t].data();
+    double* data = base_[t];
     bool f64 = s.dtype == leir::DType::kF64;
     bool complete = written_count_[t] == cp_.sizes[t];
     if (lhs.affine && lhs.static_in_bounds && !(lhs.track_race && checks_)) {
@@ -494,12 +497,18 @@ class Executor {
       int64_t stride = lane_stride(lhs);
       if (complete && f64) {
         for (int i = 0; i < n; ++i) data[start + stride * i] = v[i];
-      } else {
+      } else if (!written_[t].empty()) {
+        uint8_t* w = written_[t].data();
+        int64_t fresh = 0;
         for (int i = 0; i < n; ++i) {
           int64_t addr = start + stride * i;
           data[addr] = f64 ? v[i] : leir::round_to_dtype(v[i], s.dtype);
-          mark_written(t, addr);
+          fresh += w[addr] == 0;  // branch-free bookkeeping of first writes
+          w[addr] = 1;
         }
+        written_count_[t] += fresh;
+      } else {
+        for (int i = 0; i < n; ++i) data[start + stride * i] = leir::round_to_dtype(v[i], s.dtype);
       }
       return true;
     }
@@ -520,7 +529,7 @@ class Executor {
     int64_t addr = 0;
     if (!address(lhs, 0, addr)) return false;
     int t = lhs.tensor;
-    double x = data_[t][addr];
+    double x = base_[t][addr];
     if (!written_[t].empty() && !written_[t][addr]) x = cp_.accesses[self_read(s)].identity;
     leir::DType dt = s.dtype;
     auto run = [&](auto op) {
@@ -541,7 +550,7 @@ class Executor {
       case Fold::kModInto: run([](double a, double b) { return py_mod(b, a); }); break;
       case Fold::kNone: break;
     }
-    data_[t][addr] = x;
+    base_[t][addr] = x;
     mark_written(t, addr);
     return true;
   }
@@ -560,7 +569,8 @@ class Executor {
   std::vector<int64_t> vars_;
   std::vector<double> scratch_;
   std::vector<uint8_t> masks_;
-  std::vector<std::vector<double>> data_;
+  std::vector<std::vector<double>> data_;  // outputs and intermediates
+  std::vector<double*> base_;              // every tensor's values (inputs: the caller's)
   std::vector<std::vector<uint8_t>> written_;
   std::vector<int64_t> written_count_;
   std::vector<std::vector<int64_t>> writer_, reader_;
