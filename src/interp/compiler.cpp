@@ -21,6 +21,7 @@
 #include "interp/race_analysis.h"
 #include "leir/interval.h"
 #include "leir/printer.h"
+#include "leir/wellformed.h"
 
 namespace steptp::interp {
 namespace {
@@ -480,6 +481,9 @@ void decide_chunking(CompiledProgram& cp, CompiledBlock& b,
 
 Result<std::unique_ptr<CompiledProgram>> compile_program(const leir::Program& program,
                                                          const RunOptions& options) {
+  leir::WellFormedOptions wf;
+  wf.require_declarations = false;  // a body alone is runnable when it needs no inputs
+  STEPTP_TRY(leir::check_well_formed(program, wf));
   auto cp = std::make_unique<CompiledProgram>();
   cp->program = program;
   cp->options = options;

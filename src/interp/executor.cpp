@@ -21,7 +21,6 @@
 namespace steptp::interp {
 namespace {
 
-constexpr int64_t kNoThread = std::numeric_limits<int64_t>::min();
 constexpr int64_t kNobody = -1;
 constexpr int64_t kManyReaders = -2;
 
