@@ -234,7 +234,18 @@ std::string CExprPrinter::element(const ExprRef& access) const {
   return fmt::format("{}[{}]", c_tensor_name(access->name()), offset(access));
 }
 
+void CExprPrinter::substitute(ExprRef access, std::string text) {
+  subst_access_ = std::move(access);
+  subst_text_ = std::move(text);
+}
+
+void CExprPrinter::clear_substitution() {
+  subst_access_.reset();
+  subst_text_.clear();
+}
+
 std::string CExprPrinter::load(const ExprRef& access) const {
+  if (subst_access_ && leir::equal(access, subst_access_)) return subst_text_;
   std::string el = element(access);
   switch (info(access->name()).dtype) {
     case DType::kF64: return el;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "leir/ir.h"
@@ -38,8 +39,15 @@ class CExprPrinter {
 
   const leir::TensorInfo& info(const std::string& tensor) const;
 
+  // While set, loads of exactly this access print as `text` (the CUDA backend's CAS loop
+  // evaluates an accumulation on the value it read atomically).
+  void substitute(leir::ExprRef access, std::string text);
+  void clear_substitution();
+
  private:
   const leir::TensorTable& table_;
+  leir::ExprRef subst_access_;
+  std::string subst_text_;
 };
 
 std::string c_double_literal(const leir::Expr& number);
