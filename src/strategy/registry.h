@@ -1,0 +1,36 @@
+// strategy/registry.h — every strategy, in the reference's index order (0..43), by name.
+//
+// The list is explicit: adding a strategy is one factory declaration and one line in
+// registry.cpp. Callers (dataset, search, CLI) never include a concrete strategy's file.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "strategy/strategy.h"
+
+namespace steptp::strategy {
+
+// All registered strategies in a fixed order (the reference's strategy index order; strategies
+// not implemented yet are simply absent). Built once; the pointers live for the whole program.
+const std::vector<const Strategy*>& all_strategies();
+
+// The strategy with this exact name, or nullptr.
+const Strategy* find_strategy(std::string_view name);
+
+// The reference's 44 strategy names in index order (implemented or not), for prompts and docs.
+const std::vector<std::string_view>& reference_strategy_names();
+
+// Factories, one per strategy file.
+std::unique_ptr<Strategy> make_loop_reorder();
+std::unique_ptr<Strategy> make_loop_tiling();
+std::unique_ptr<Strategy> make_loop_split();
+std::unique_ptr<Strategy> make_loop_fusion();
+std::unique_ptr<Strategy> make_loop_unrolling();
+std::unique_ptr<Strategy> make_loop_parallelization();
+std::unique_ptr<Strategy> make_loop_vectorization();
+std::unique_ptr<Strategy> make_loop_binding();
+std::unique_ptr<Strategy> make_reduction_factorization();
+
+}  // namespace steptp::strategy
