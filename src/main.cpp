@@ -16,6 +16,8 @@ constexpr CommandEntry kCommands[] = {
     {"check", steptp::cli::setup_check_command},
     {"run", steptp::cli::setup_run_command},
     {"verify", steptp::cli::setup_verify_command},
+    {"lower", steptp::cli::setup_lower_command},
+    {"bench", steptp::cli::setup_bench_command},
 };
 
 }  // namespace

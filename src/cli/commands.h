@@ -9,5 +9,7 @@ void setup_fmt_command(CLI::App& app, CommandContext& ctx);
 void setup_check_command(CLI::App& app, CommandContext& ctx);
 void setup_run_command(CLI::App& app, CommandContext& ctx);
 void setup_verify_command(CLI::App& app, CommandContext& ctx);
+void setup_lower_command(CLI::App& app, CommandContext& ctx);
+void setup_bench_command(CLI::App& app, CommandContext& ctx);
 
 }  // namespace steptp::cli
