@@ -71,8 +71,8 @@ def main(argv):
             last = None
             for small in candidates(w):
                 try:
-                    g, ns, _ = tr.trace(path, small, "f64", False)
-                    ref = tr.reference(ns, w["file"], "f64", 0, g)
+                    g, ns, gm = tr.trace(path, small, "f64", False, meta=False)
+                    ref = tr.reference(ns, w["file"], "f64", 0, g, gm)
                     w["small_shapes"] = small
                     break
                 except tr.TraceError as e:

@@ -429,10 +429,10 @@ def graph_json(gm, model, inputs, meta_map, with_values, const_values=None):
             "nodes": nodes, "output": output}
 
 
-def trace(path, overrides, dtype_name, with_values):
+def trace(path, overrides, dtype_name, with_values, meta=None):
     ns, shapes = load_problem(path, overrides)
     dtype = DTYPES[dtype_name]
-    model, inputs = build(ns, dtype, meta=not with_values)
+    model, inputs = build(ns, dtype, meta=(not with_values) if meta is None else meta)
     gm = symbolic_trace(model, inputs)
     rec = _ShapeRecorder(gm)
     tensor_inputs = [x for x in inputs]
@@ -449,7 +449,7 @@ def trace(path, overrides, dtype_name, with_values):
     return g, ns, gm
 
 
-def reference(ns, path, dtype_name, seed, graph):
+def reference(ns, path, dtype_name, seed, graph, gm=None):
     """Real values at the current shapes (float64 unless told otherwise), seeded."""
     dtype = DTYPES[dtype_name]
     model, inputs = build(ns, dtype, meta=False, seed=seed)
@@ -464,18 +464,19 @@ def reference(ns, path, dtype_name, seed, graph):
     for spec, x in zip(graph["inputs"], inputs):
         if isinstance(x, torch.Tensor):
             ins.append({"name": spec["name"], **_type_of(x), "values": tensor_values(x)})
-    gm = torch.fx.symbolic_trace(model) if False else None  # params come from the model itself
-    del gm
     named = dict(model.named_parameters())
     named.update(dict(model.named_buffers()))
     params = []
     for p in graph["params"]:
         t = named.get(p["name"])
         if t is None:
-            obj = model
-            for part in p["name"].split("."):
-                obj = getattr(obj, part, None)
-            t = obj
+            for root in (model, gm):
+                obj = root
+                for part in p["name"].split("."):
+                    obj = getattr(obj, part, None)
+                if isinstance(obj, torch.Tensor) and obj.device.type != "meta":
+                    t = obj
+                    break
         if isinstance(t, torch.Tensor):
             params.append({"name": p["name"], **_type_of(t), "values": tensor_values(t)})
     return {"format": "steptp-reference-1", "source": path, "seed": seed, "dtype": dtype_name,
@@ -496,9 +497,10 @@ def main(argv):
     try:
         overrides = parse_shapes(args.shapes)
         ref_dtype = args.dtype if args.reference_out else None
-        graph, ns, _ = trace(args.file, overrides, args.dtype, args.values)
+        graph, ns, gm = trace(args.file, overrides, args.dtype, args.values,
+                              meta=False if args.reference_out else None)
         if args.reference_out:
-            ref = reference(ns, args.file, ref_dtype, args.seed, graph)
+            ref = reference(ns, args.file, ref_dtype, args.seed, graph, gm)
             with open(args.reference_out, "w") as f:
                 json.dump(ref, f, separators=(",", ":"))
         text = json.dumps(graph, indent=None, separators=(",", ":"))
