@@ -20,6 +20,18 @@ constexpr Factory kFactories[] = {
     make_loop_vectorization,    // 15
     make_loop_binding,          // 16
     make_reduction_factorization,  // 17
+    make_factorization,  // 23
+    make_expand_factorization,  // 24
+    make_cancellation,  // 25
+    make_expand_cancellation,  // 26
+    make_apart,  // 27
+    make_together,  // 28
+    make_powsimp,  // 29
+    make_expand_powsimp,  // 30
+    make_expand_log,  // 31
+    make_logsimp,  // 32
+    make_collect,  // 33
+    make_expand_collect,  // 34
 };
 
 struct Registry {

@@ -32,5 +32,18 @@ std::unique_ptr<Strategy> make_loop_parallelization();
 std::unique_ptr<Strategy> make_loop_vectorization();
 std::unique_ptr<Strategy> make_loop_binding();
 std::unique_ptr<Strategy> make_reduction_factorization();
+// math (src/strategy/math/)
+std::unique_ptr<Strategy> make_factorization();
+std::unique_ptr<Strategy> make_expand_factorization();
+std::unique_ptr<Strategy> make_cancellation();
+std::unique_ptr<Strategy> make_expand_cancellation();
+std::unique_ptr<Strategy> make_apart();
+std::unique_ptr<Strategy> make_together();
+std::unique_ptr<Strategy> make_powsimp();
+std::unique_ptr<Strategy> make_expand_powsimp();
+std::unique_ptr<Strategy> make_expand_log();
+std::unique_ptr<Strategy> make_logsimp();
+std::unique_ptr<Strategy> make_collect();
+std::unique_ptr<Strategy> make_expand_collect();
 
 }  // namespace steptp::strategy

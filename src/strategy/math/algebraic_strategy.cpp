@@ -1,0 +1,192 @@
+// strategy/math/algebraic_strategy.cpp — see algebraic_strategy.h.
+//
+// Preconditions (codes <name>.<code>):
+//   1. the site names a statement (no_such_statement); its right-hand side, less an O+/O*
+//      accumulation prefix, has an algebraic reading (not_algebraic) and no other use of O
+//      (self_reference); 1b. for cancellation/together/apart it divides (no_division);
+//   2. collect: the named tensor occurs in the expression (no_such_symbol);
+//   3. the rewrite changes the expression (no_change), and its result is LEIR (unrepresentable).
+#include "strategy/math/algebraic_strategy.h"
+
+#include <fmt/format.h>
+
+#include "leir/printer.h"
+#include "leir/visit.h"
+#include "strategy/math/algebra.h"
+#include "strategy/surgery.h"
+
+namespace steptp::strategy::math {
+namespace {
+
+using leir::BinaryOp;
+using leir::ExprKind;
+using leir::ExprRef;
+
+// The result of running a rule on one statement.
+struct Rewritten {
+  BlockPath path;
+  size_t item = 0;
+  leir::Stmt before;
+  leir::Stmt after;
+};
+
+bool mentions_tensor(const ExprRef& e, const std::string& name) {
+  bool found = false;
+  leir::for_each_expr(e, [&](const ExprRef& x) {
+    found = found || (x->kind() == ExprKind::kAccess && x->name() == name);
+  });
+  return found;
+}
+
+// O+t1-t2 parses as ((O+t1)-t2): the accumulator is the leftmost leaf of a chain of + and -
+// (or of * and /). Returns the chain without it (t1-t2), or nullptr when O does not lead it.
+ExprRef strip_accumulator(const ExprRef& e, const ExprRef& out, BinaryOp op) {
+  BinaryOp inverse = op == BinaryOp::kAdd ? BinaryOp::kSub : BinaryOp::kDiv;
+  if (e->kind() != ExprKind::kBinary || e->is_grouped()) return nullptr;
+  BinaryOp here = e->binary_op();
+  if (here != op && here != inverse) return nullptr;
+  if (leir::equal(e->lhs(), out)) {
+    if (here == op) return e->rhs();
+    return op == BinaryOp::kAdd ? leir::Expr::neg(e->rhs())
+                                : leir::Expr::binary(BinaryOp::kDiv, leir::Expr::integer(1),
+                                                     e->rhs());
+  }
+  ExprRef rest = strip_accumulator(e->lhs(), out, op);
+  return rest ? leir::Expr::binary(here, rest, e->rhs()) : nullptr;
+}
+
+class AlgebraicStrategy final : public Strategy {
+ public:
+  explicit AlgebraicStrategy(AlgebraicRule rule) : rule_(std::move(rule)) {}
+
+  std::string_view name() const override { return rule_.name; }
+  Category category() const override { return Category::kMath; }
+  Difficulty difficulty() const override { return Difficulty::kVeryEasy; }
+  std::string_view summary() const override { return rule_.summary; }
+
+  std::vector<Site> sites(const leir::Program& p) const override {
+    std::vector<Site> out;
+    for (const BlockPath& path : surgery::all_block_paths(p)) {
+      const leir::Block* b = surgery::find_block(p, path);
+      for (size_t i = 0; i < b->body.size(); ++i) {
+        if (!b->body[i].is_stmt()) continue;
+        Site base = Site(std::string(name())).set_block(path).set_int("stmt", int64_t(i));
+        if (!rule_.needs_symbol) {
+          if (run(p, base).ok()) out.push_back(base);
+          continue;
+        }
+        std::vector<std::string> names;
+        leir::for_each_expr(b->body[i].stmt->rhs, [&](const ExprRef& x) {
+          if (x->kind() == ExprKind::kAccess &&
+              std::find(names.begin(), names.end(), x->name()) == names.end())
+            names.push_back(x->name());
+        });
+        for (const std::string& n : names) {
+          Site s = base;
+          s.set("symbol", n);
+          if (run(p, s).ok()) out.push_back(s);
+        }
+      }
+    }
+    return out;
+  }
+
+  Check check(const leir::Program& p, const Site& s) const override {
+    Outcome<Rewritten> r = run(p, s);
+    STEPTP_TRY(r);
+    return feasible();
+  }
+
+  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
+    Outcome<Rewritten> r = run(p, s);
+    STEPTP_TRY(r);
+    leir::Block b = *surgery::find_block(p, r->path);
+    b.body[r->item] = leir::Item::of(r->after);
+    return surgery::replace_block(p, r->path, std::move(b));
+  }
+
+  std::string explain(const leir::Program& p, const Site& s) const override {
+    Outcome<Rewritten> r = run(p, s);
+    if (!r.ok()) return r.infeasible().render();
+    std::string on = s.has("symbol") ? fmt::format(" on tensor {}", s.values("symbol")[0]) : "";
+    return fmt::format(
+        "in block {}, statement {} writes {}; its right-hand side {} {}{} to give {}. The two "
+        "forms are equal as real expressions wherever the original is defined, so the values "
+        "stay the same up to rounding",
+        r->path.to_string(), r->item, r->before.lhs->name(), leir::print(r->before.rhs),
+        rule_.effect, on, leir::print(r->after.rhs));
+  }
+
+ private:
+  Outcome<Rewritten> run(const leir::Program& p, const Site& s) const {
+    if (s.strategy() != name()) return wrong_strategy(*this, s);
+    Outcome<const leir::Block*> block = surgery::site_block(p, s, name());
+    STEPTP_TRY(block);
+    Outcome<int64_t> item = s.integer("stmt");
+    STEPTP_TRY(item);
+    const std::string code = std::string(name()) + ".";
+    const leir::Block& b = **block;
+    // 1. The site names a statement.
+    if (*item < 0 || size_t(*item) >= b.body.size() || !b.body[size_t(*item)].is_stmt())
+      return infeasible(code + "no_such_statement", "block {} has no statement {}",
+                        s.values("block")[0], *item);
+    const leir::Stmt& stmt = *b.body[size_t(*item)].stmt;
+    ExprRef target = stmt.rhs;
+    std::optional<BinaryOp> accumulate;
+    for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kMul}) {
+      if (ExprRef rest = strip_accumulator(stmt.rhs, stmt.lhs, op)) {
+        accumulate = op;
+        target = rest;
+        break;
+      }
+    }
+    if (mentions_tensor(target, stmt.lhs->name()))
+      return infeasible(code + "self_reference",
+                        "statement {} reads its own output {} outside an accumulation prefix",
+                        *item, stmt.lhs->name());
+    Algebra algebra;
+    std::optional<GiNaC::ex> e = algebra.to_ginac(target);
+    if (!e)
+      return infeasible(code + "not_algebraic",
+                        "{} uses comparisons, //, %, & , | or inf, which have no algebraic "
+                        "reading here", leir::print(target));
+    // 1b. Fraction strategies need a division.
+    if (rule_.needs_fraction && !has_fraction(*e))
+      return infeasible(code + "no_division", "{} divides by nothing", leir::print(target));
+    // 2. collect names its tensor.
+    std::optional<GiNaC::symbol> symbol;
+    if (rule_.needs_symbol) {
+      Outcome<std::string> tensor = s.name("symbol");
+      STEPTP_TRY(tensor);
+      symbol = algebra.tensor_symbol(*tensor);
+      if (!symbol)
+        return infeasible(code + "no_such_symbol", "tensor {} does not occur in {}", *tensor,
+                          leir::print(target));
+    }
+    // 3. The rewrite changes something, and the result is LEIR.
+    std::optional<GiNaC::ex> out = rule_.rewrite(*e, symbol ? &*symbol : nullptr);
+    if (!out)
+      return infeasible(code + "no_change", "{} has nothing to rewrite, or the rewrite is not "
+                        "sound for the signs its factors may take", leir::print(target));
+    std::optional<ExprRef> back = algebra.to_leir(*out);
+    if (!back)
+      return infeasible(code + "unrepresentable", "the result of rewriting {} is not LEIR",
+                        leir::print(target));
+    if (leir::print(*back) == leir::print(target))
+      return infeasible(code + "no_change", "{} is already in that form", leir::print(target));
+    ExprRef rhs = accumulate ? leir::Expr::binary(*accumulate, stmt.lhs, *back) : *back;
+    Outcome<BlockPath> path = s.block();
+    STEPTP_TRY(path);
+    return Rewritten{*path, size_t(*item), stmt, leir::Stmt{stmt.lhs, rhs}};
+  }
+
+  AlgebraicRule rule_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_algebraic_strategy(AlgebraicRule rule) {
+  return std::make_unique<AlgebraicStrategy>(std::move(rule));
+}
+
+}  // namespace steptp::strategy::math
