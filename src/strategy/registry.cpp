@@ -32,6 +32,7 @@ constexpr Factory kFactories[] = {
     make_logsimp,  // 32
     make_collect,  // 33
     make_expand_collect,  // 34
+    make_normal_loop_max_to_prefix_max,  // 36
 };
 
 struct Registry {

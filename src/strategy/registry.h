@@ -45,5 +45,6 @@ std::unique_ptr<Strategy> make_expand_log();
 std::unique_ptr<Strategy> make_logsimp();
 std::unique_ptr<Strategy> make_collect();
 std::unique_ptr<Strategy> make_expand_collect();
+std::unique_ptr<Strategy> make_normal_loop_max_to_prefix_max();
 
 }  // namespace steptp::strategy
