@@ -18,6 +18,9 @@ constexpr CommandEntry kCommands[] = {
     {"verify", steptp::cli::setup_verify_command},
     {"lower", steptp::cli::setup_lower_command},
     {"bench", steptp::cli::setup_bench_command},
+    {"strategies", steptp::cli::setup_strategies_command},
+    {"sites", steptp::cli::setup_sites_command},
+    {"apply", steptp::cli::setup_apply_command},
 };
 
 }  // namespace

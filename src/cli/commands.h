@@ -12,4 +12,8 @@ void setup_verify_command(CLI::App& app, CommandContext& ctx);
 void setup_lower_command(CLI::App& app, CommandContext& ctx);
 void setup_bench_command(CLI::App& app, CommandContext& ctx);
 
+void setup_strategies_command(CLI::App& app, CommandContext& ctx);
+void setup_sites_command(CLI::App& app, CommandContext& ctx);
+void setup_apply_command(CLI::App& app, CommandContext& ctx);
+
 }  // namespace steptp::cli
