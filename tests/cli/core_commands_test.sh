@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# fmt / check / run / verify: exit codes, messages and hostile input.
+source "$(dirname "$0")/lib.sh"
+EX="$SRC/examples"
+
+expect_exit 0 "help" -- "$STEPTP" --help
+for cmd in fmt check run verify; do
+  expect_exit 0 "$cmd --help" -- "$STEPTP" $cmd --help
+done
+expect_exit 2 "unknown subcommand" -- "$STEPTP" frobnicate
+expect_exit 2 "unknown flag" -- "$STEPTP" check --bogus "$EX/relu.leir"
+
+# fmt: canonical output is a fixed point; --check tells canonical from not.
+"$STEPTP" fmt "$EX/softmax.leir" >"$TMP/canon.leir"
+expect_exit 0 "fmt --check on canonical text" -- "$STEPTP" fmt --check "$TMP/canon.leir"
+expect_exit 1 "fmt --check on a file with comments and line breaks" -- "$STEPTP" fmt --check "$EX/softmax.leir"
+sed 's/;/ ;\n  /g' "$TMP/canon.leir" >"$TMP/spaced.leir"
+"$STEPTP" fmt "$TMP/spaced.leir" >"$TMP/respaced.leir"
+expect_exit 0 "whitespace and newlines are tolerated and normalised" -- cmp "$TMP/canon.leir" "$TMP/respaced.leir"
+cp "$TMP/spaced.leir" "$TMP/inplace.leir"
+expect_exit 0 "fmt --in-place" -- "$STEPTP" fmt --in-place "$TMP/inplace.leir"
+expect_exit 0 "fmt --in-place wrote the canonical text" -- cmp "$TMP/canon.leir" "$TMP/inplace.leir"
+
+# check
+expect_exit 0 "check conv2d" -- "$STEPTP" check "$EX/conv2d_padded.leir"
+expect_output "intermediate E f64[2,3,11,11]" "check lists the inferred padded shape"
+expect_exit 0 "check --json" -- "$STEPTP" check --json "$EX/softmax.leir"
+expect_output '"ok": true' "check --json says ok"
+printf 'input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64 g}_{a};];\n' >"$TMP/bad.leir"
+expect_exit 2 "check on a parse error" -- "$STEPTP" check "$TMP/bad.leir"
+expect_output "bad.leir:3:" "diagnostic has file:line:col"
+expect_output "expected ','" "diagnostic says what was expected"
+printf 'input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=Q^{f64,g}_{a};];\n' >"$TMP/undeclared.leir"
+expect_exit 2 "check on an undeclared tensor" -- "$STEPTP" check "$TMP/undeclared.leir"
+expect_output "Q" "the undeclared tensor is named"
+expect_exit 2 "check on a missing file" -- "$STEPTP" check "$TMP/does-not-exist.leir"
+expect_exit 2 "check on a directory" -- "$STEPTP" check "$TMP"
+
+# run
+expect_exit 0 "run softmax" -- "$STEPTP" run "$EX/softmax.leir" --seed 3
+expect_output "output C f64[16,128]" "run prints output statistics"
+expect_exit 0 "run --json" -- "$STEPTP" run --json "$EX/matmul.leir"
+expect_output '"statement_executions": 36864' "run counts statement executions"
+
+# verify
+expect_exit 0 "verify equivalent programs" -- "$STEPTP" verify "$EX/softmax.leir" "$EX/softmax_online.leir"
+expect_exit 0 "verify at 100x input scale" -- "$STEPTP" verify --scale 100 "$EX/softmax.leir" "$EX/softmax_online.leir"
+sed 's/max(A^{f64,g}_{tx,a},0)/max(A^{f64,g}_{tx,a},1)/' "$EX/relu.leir" >"$TMP/relu_wrong.leir"
+expect_exit 1 "verify a mismatch" -- "$STEPTP" verify "$EX/relu.leir" "$TMP/relu_wrong.leir"
+expect_output "mismatch" "mismatch is named"
+expect_exit 1 "verify --json a mismatch" -- "$STEPTP" verify --json "$EX/relu.leir" "$TMP/relu_wrong.leir"
+echo 'B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a+1},0);];' >"$TMP/oob_body.leir"
+expect_exit 1 "verify a bare body that reads out of bounds" -- "$STEPTP" verify "$EX/relu.leir" "$TMP/oob_body.leir"
+expect_output "out_of_bounds" "out_of_bounds is named"
+expect_exit 1 "verify a candidate with a parse error" -- "$STEPTP" verify "$EX/relu.leir" "$TMP/bad.leir"
+expect_exit 2 "verify with a broken original" -- "$STEPTP" verify "$TMP/bad.leir" "$EX/relu.leir"
+
+# Hostile input: always a typed error, fast, never a crash (exit 2 for bad input, 1 for "no").
+head -c 4096 /dev/urandom >"$TMP/random.bin"
+expect_exit 2 "random bytes" -- "$STEPTP" check "$TMP/random.bin"
+head -c 120 "$EX/matmul.leir" >"$TMP/truncated.leir"
+expect_exit 2 "truncated program" -- "$STEPTP" check "$TMP/truncated.leir"
+{ printf 'input A f64[4]\noutput C f64[4]\n'; printf 'L^{4}_{a=0}'; for _ in $(seq 10000); do printf '['; done; } >"$TMP/deep.leir"
+expect_exit 2 "10^4-deep nesting" -- "$STEPTP" check "$TMP/deep.leir"
+printf 'input A f64[4]\noutput C f64[4]\nL^{1000000}_{c=0}L^{1000000}_{d=0}L^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a};];\n' >"$TMP/huge.leir"
+expect_exit 2 "10^12-iteration loop is refused by the budget" -- "$STEPTP" run "$TMP/huge.leir"
+expect_output "budget_exceeded" "budget failure is named"
+expect_exit 1 "10^12-iteration candidate is budget_exceeded, not a hang" -- "$STEPTP" verify "$EX/relu.leir" "$TMP/huge.leir"
+printf 'input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a}*1%s;];\n' "$(printf '9%.0s' $(seq 400))" >"$TMP/literal.leir"
+expect_exit 2 "huge literal" -- "$STEPTP" check "$TMP/literal.leir"
+
+finish
