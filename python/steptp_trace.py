@@ -191,7 +191,12 @@ def _function_names():
                 continue
             obj = getattr(mod, n, None)
             if callable(obj):
-                names.setdefault(id(obj), (prefix, n))
+                # Prefer the object's own name: module-level aliases (torch 1.13 leaves a
+                # stray `torch.obj` bound to zeros_like) must not rename the op.
+                if getattr(obj, "__name__", None) == n:
+                    names[id(obj)] = (prefix, n)
+                else:
+                    names.setdefault(id(obj), (prefix, n))
     return names
 
 

@@ -169,3 +169,13 @@ Tensor accumulate(Lowering& L, const Tensor& x, const std::vector<int>& red,
                   std::optional<Tensor> into = std::nullopt, bool keepdim_into = false);
 
 }  // namespace steptp::frontend
+
+namespace steptp::frontend {
+
+// A copy of x over its last pad_lo.size() dims, shifted by pad_lo and extended to
+// padded_extent, reading `fill` outside x (x itself when nothing changes). Shared by conv
+// (zero padding) and pooling (-inf padding for max).
+Tensor pad_input(Lowering& L, const Tensor& x, const std::vector<int64_t>& pad_lo,
+                 const std::vector<int64_t>& padded_extent, const std::string& fill);
+
+}  // namespace steptp::frontend

@@ -45,6 +45,7 @@ TEST(CatalogImport, SmallGraphsImportAndMatchTorch) {
     if (!r.ok()) {
       EXPECT_EQ(r.error().category, "unsupported_op") << name << ": " << r.error().render();
       ++unsupported;
+      std::cout << "unsupported " << name << ": " << r.error().message << "\n";
       continue;
     }
     ++imported;
