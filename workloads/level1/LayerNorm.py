@@ -13,7 +13,7 @@ dim2 = 128
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.ln = nn.LayerNorm(normalized_shape=(64, 256, 128), eps=1e-05, elementwise_affine=True)
+        self.ln = nn.LayerNorm(normalized_shape=(features, dim1, dim2), eps=1e-05, elementwise_affine=True)
 
     def forward(self, x):
         v0 = self.ln(x)

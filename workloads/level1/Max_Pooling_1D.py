@@ -32,4 +32,4 @@ def get_init_inputs():
 
 
 SHAPE_RANGES = {"batch_size": [1, 512], "features": [1, 512], "sequence_length": [8, 512], "kernel_size": [1, 8], "stride": [1, 8], "padding": [0, 8], "dilation": [1, 4]}
-SMALL_SHAPES = {"batch_size": 2, "features": 4, "sequence_length": 4, "kernel_size": 4, "stride": 2, "padding": 2, "dilation": 3}
+SMALL_SHAPES = {"batch_size": 2, "features": 4, "sequence_length": 12, "kernel_size": 4, "stride": 2, "padding": 2, "dilation": 3}

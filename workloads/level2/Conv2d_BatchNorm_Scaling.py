@@ -18,7 +18,7 @@ class Model(nn.Module):
         super().__init__()
         self.conv = nn.Conv2d(in_channels=in_channels, out_channels=out_channels, kernel_size=kernel_size, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1, padding_mode='zeros')
         self.bn = nn.BatchNorm2d(num_features=out_channels, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
-        self.register_buffer('scaling_factor', torch.tril(torch.ones(())))
+        self.scaling_factor = scaling_factor
 
     def forward(self, x):
         v0 = self.conv(x)

@@ -24,7 +24,7 @@ class Model(nn.Module):
 
     def forward(self, x):
         v0 = self.conv(x)
-        v1 = torch.min(v0, self.constant_value)
+        v1 = torch.clamp(v0, max=self.constant_value)
         v2 = v1.add(self.bias)
         v3 = v2.mul(self.scaling_factor)
         return v3

@@ -27,7 +27,7 @@ class Model(nn.Module):
     def forward(self, x):
         v0 = self.conv(x)
         v1 = self.norm(v0)
-        v2 = torch.min(v1, self.min_value)
+        v2 = torch.clamp(v1, max=self.min_value)
         v3 = torch.clamp(v2, min=0.0, max=1.0)
         return v3
 
@@ -41,4 +41,4 @@ def get_init_inputs():
 
 
 SHAPE_RANGES = {"in_channels": [1, 64], "out_channels": [8, 16, 64], "kernel_size": [1, 5], "groups": [2, 4, 8], "min_value": [0.0, 0.1], "max_value": [0.9, 1.0], "batch_size": [1, 128], "depth": [1, 64], "height": [1, 64], "width": [1, 64]}
-SMALL_SHAPES = {"in_channels": 3, "out_channels": 4, "kernel_size": 3, "groups": 8, "min_value": 0.0, "max_value": 1.0, "batch_size": 2, "depth": 8, "height": 8, "width": 8}
+SMALL_SHAPES = {"in_channels": 3, "out_channels": 8, "kernel_size": 3, "groups": 4, "min_value": 0.0, "max_value": 1.0, "batch_size": 2, "depth": 8, "height": 8, "width": 8}

@@ -12,7 +12,7 @@ batch_size = 128
 class Model(nn.Module):
     def __init__(self, input_size, scaling_factor):
         super().__init__()
-        self.gemm = nn.Linear(in_features=input_size, out_features=1024, bias=True)
+        self.gemm = nn.Linear(in_features=input_size, out_features=input_size, bias=True)
         self.scaling_factor = scaling_factor
 
     def forward(self, x):

@@ -14,7 +14,7 @@ class Model(nn.Module):
     def __init__(self, input_size, hidden_size, num_groups):
         super().__init__()
         self.fc = nn.Linear(in_features=input_size, out_features=hidden_size, bias=True)
-        self.gn = nn.GroupNorm(num_groups=num_groups, num_channels=256, eps=1e-05, affine=True)
+        self.gn = nn.GroupNorm(num_groups=num_groups, num_channels=hidden_size, eps=1e-05, affine=True)
         self.leaky_relu = nn.LeakyReLU(negative_slope=0.01)
 
     def forward(self, x):
