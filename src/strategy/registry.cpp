@@ -33,6 +33,13 @@ constexpr Factory kFactories[] = {
     make_collect,  // 33
     make_expand_collect,  // 34
     make_normal_loop_max_to_prefix_max,  // 36
+    make_exponential_split,  // 37
+    make_multiplicative_split,  // 38
+    make_additive_split,  // 39
+    make_normal_loop_summation_on_exp_to_prefix_summation_on_exp,  // 40
+    make_online_softmax,  // 41
+    make_flashattention_wo_tiling,  // 42
+    make_normal_matmul_to_prefix_matmul_based_on_online_softmax,  // 43
 };
 
 struct Registry {

@@ -46,5 +46,13 @@ std::unique_ptr<Strategy> make_logsimp();
 std::unique_ptr<Strategy> make_collect();
 std::unique_ptr<Strategy> make_expand_collect();
 std::unique_ptr<Strategy> make_normal_loop_max_to_prefix_max();
+std::unique_ptr<Strategy> make_partially_equivalent_then_correct();
+std::unique_ptr<Strategy> make_exponential_split();
+std::unique_ptr<Strategy> make_multiplicative_split();
+std::unique_ptr<Strategy> make_additive_split();
+std::unique_ptr<Strategy> make_normal_loop_summation_on_exp_to_prefix_summation_on_exp();
+std::unique_ptr<Strategy> make_online_softmax();
+std::unique_ptr<Strategy> make_flashattention_wo_tiling();
+std::unique_ptr<Strategy> make_normal_matmul_to_prefix_matmul_based_on_online_softmax();
 
 }  // namespace steptp::strategy

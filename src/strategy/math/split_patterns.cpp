@@ -1,0 +1,148 @@
+// strategy/math/split_patterns.cpp — statement and operand selection for the split strategies.
+#include "strategy/math/split_patterns.h"
+
+#include <algorithm>
+
+#include "leir/printer.h"
+#include "leir/visit.h"
+#include "strategy/math/online_patterns.h"
+#include "strategy/surgery.h"
+
+namespace steptp::strategy::split {
+
+using leir::Expr;
+using leir::ExprKind;
+using leir::ExprRef;
+
+namespace {
+
+void collect(const leir::Block& b, BlockPath path, std::vector<std::string> vars,
+             std::vector<StmtRef>& out) {
+  for (const leir::Loop& l : b.loops) vars.push_back(l.var);
+  for (size_t i = 0; i < b.body.size(); ++i) {
+    if (b.body[i].is_stmt()) {
+      out.push_back(StmtRef{path, i, *b.body[i].stmt, vars});
+      continue;
+    }
+    BlockPath inner = path;
+    inner.nested.push_back(i);
+    collect(*b.body[i].block, inner, vars, out);
+  }
+}
+
+// Pre-order over value positions: accesses are leaves, comparisons are skipped.
+ExprRef replace_walk(const ExprRef& e, size_t& n,
+                     const std::function<bool(const ExprRef&)>& pred,
+                     const std::function<ExprRef(const ExprRef&)>& make) {
+  if (e->kind() == ExprKind::kCompare) return e;
+  if (pred(e)) {
+    if (n == 0) {
+      n = SIZE_MAX;
+      return make(e);
+    }
+    if (n != SIZE_MAX) --n;
+  }
+  if (e->kind() == ExprKind::kAccess || n == SIZE_MAX) return e;
+  std::vector<ExprRef> kids = e->children();
+  bool changed = false;
+  for (ExprRef& k : kids) {
+    ExprRef r = replace_walk(k, n, pred, make);
+    changed = changed || r != k;
+    k = r;
+  }
+  return changed ? e->with_children(std::move(kids)) : e;
+}
+
+bool is_access(const ExprRef& e) { return e->kind() == ExprKind::kAccess; }
+
+}  // namespace
+
+std::vector<StmtRef> all_statements(const leir::Program& p) {
+  std::vector<StmtRef> out;
+  for (size_t i = 0; i < p.blocks.size(); ++i) collect(p.blocks[i], BlockPath{i, {}}, {}, out);
+  return out;
+}
+
+Outcome<StmtRef> site_statement(const leir::Program& p, const Site& s, std::string_view code) {
+  Outcome<BlockPath> path = s.block();
+  STEPTP_TRY(path);
+  Outcome<int64_t> index = s.integer("stmt");
+  STEPTP_TRY(index);
+  for (StmtRef& r : all_statements(p))
+    if (r.path == *path && int64_t(r.index) == *index) return std::move(r);
+  return infeasible(std::string(code) + "no_such_statement", "block {} has no statement {}",
+                    path->to_string(), *index);
+}
+
+Site statement_site(std::string_view strategy, const StmtRef& r) {
+  Site s{std::string(strategy)};
+  s.set_block(r.path).set_int("stmt", int64_t(r.index));
+  return s;
+}
+
+std::vector<ExprRef> value_operands(const ExprRef& e) {
+  std::vector<ExprRef> out;
+  size_t never = SIZE_MAX - 1;
+  replace_walk(e, never, [&](const ExprRef& n) {
+    if (is_access(n)) out.push_back(n);
+    return false;
+  }, [](const ExprRef& n) { return n; });
+  return out;
+}
+
+ExprRef replace_nth(const ExprRef& e, size_t n, const std::function<bool(const ExprRef&)>& pred,
+                    const std::function<ExprRef(const ExprRef&)>& make) {
+  return replace_walk(e, n, pred, make);
+}
+
+ExprRef replace_operand(const ExprRef& e, size_t n,
+                        const std::function<ExprRef(const ExprRef&)>& make) {
+  return replace_walk(e, n, is_access, make);
+}
+
+Check usable_operand(const leir::Program& p, const StmtRef& r, const ExprRef& x,
+                     std::string_view code) {
+  const std::string c(code);
+  if (x->name() == r.stmt.lhs->name())
+    return infeasible(c + "self_operand", "{} is the statement's own output", leir::print(x));
+  if (!leir::is_float(x->dtype()))
+    return infeasible(c + "not_float", "{} is not a floating-point tensor", leir::print(x));
+  if (online::may_be_neg_inf(p, x))
+    return infeasible(c + "may_be_infinite", "{} may be -inf, and inf-inf is NaN",
+                      leir::print(x));
+  return feasible();
+}
+
+Outcome<ExprRef> previous_element(const leir::Program& p, const StmtRef& r, const ExprRef& x,
+                                  const ExprRef& identity, std::string_view code) {
+  const std::string c(code);
+  if (x->indices().empty() || x->indices().back()->kind() != ExprKind::kIndexVar ||
+      std::find(r.loop_vars.begin(), r.loop_vars.end(), x->indices().back()->name()) ==
+          r.loop_vars.end())
+    return infeasible(c + "no_previous_element",
+                      "the last index of {} is not a loop variable, so it has no previous element",
+                      leir::print(x));
+  // The previous element must already hold its final value when the statement runs.
+  bool written_here = false;
+  leir::for_each_stmt({p.blocks[r.path.top]}, [&](const leir::Stmt& s, const leir::StmtContext&) {
+    written_here = written_here || s.lhs->name() == x->name();
+  });
+  if (written_here)
+    return infeasible(c + "no_previous_element", "{} is written in the same block {}",
+                      x->name(), r.path.top);
+  const std::string& k = x->indices().back()->name();
+  ExprRef km1 = Expr::binary(leir::BinaryOp::kSub, Expr::index_var(k), Expr::integer(1));
+  std::vector<ExprRef> idx = x->indices();
+  idx.back() = km1;
+  return Expr::call(leir::Function::kIfThenElse,
+                    {Expr::compare({km1, Expr::integer(0)}, {leir::CompareOp::kLt}), identity,
+                     Expr::access(x->name(), x->dtype(), x->scope(), std::move(idx))});
+}
+
+leir::Program with_statement(const leir::Program& p, const StmtRef& r, leir::Stmt s) {
+  leir::Block b = *surgery::find_block(p, r.path);
+  b.body[r.index] = leir::Item::of(std::move(s));
+  return surgery::replace_block(p, r.path, std::move(b));
+}
+
+}  // namespace steptp::strategy::split
