@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <initializer_list>
 #include <string_view>
 
@@ -200,6 +201,13 @@ std::string c_double_literal(const leir::Expr& number) {
   // The compiler rounds a decimal literal exactly as strtod does, so the spelling is exact.
   if (number.is_integer_literal()) return cat({sp, ".0"});
   return sp;
+}
+
+std::string c_identity_literal(double identity) {
+  if (identity == 0.0) return "0.0";
+  if (identity == 1.0) return "1.0";
+  STEPTP_CHECK(std::isinf(identity), "an accumulation identity is 0, 1 or ±inf");
+  return identity < 0 ? "(-HUGE_VAL)" : "HUGE_VAL";
 }
 
 CExprPrinter::CExprPrinter(const leir::TensorTable& table) : table_(table) {}

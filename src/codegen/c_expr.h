@@ -51,5 +51,7 @@ class CExprPrinter {
 };
 
 std::string c_double_literal(const leir::Expr& number);
+// An accumulation identity (0, 1, ±inf) as a C double expression.
+std::string c_identity_literal(double identity);
 
 }  // namespace steptp::codegen

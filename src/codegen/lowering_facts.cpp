@@ -1,6 +1,7 @@
 #include "codegen/lowering_facts.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -143,6 +144,69 @@ std::vector<const leir::Loop*> init_loops(const StmtFacts& f) {
   std::vector<const leir::Loop*> out;
   for (const leir::Loop* l : f.loops)
     if (lhs_uses_var(*f.stmt, l->var)) out.push_back(l);
+  return out;
+}
+
+namespace {
+
+// True when the statement writes every element of its tensor: each LHS subscript is a distinct
+// enclosing loop variable whose extent equals that dimension (statements are unguarded, so it
+// runs at every point of its loops).
+bool covers_whole_tensor(const leir::Stmt& s, const std::vector<const leir::Loop*>& loops,
+                         const leir::TensorInfo& t) {
+  const auto& idx = s.lhs->indices();
+  if (idx.size() != t.shape.size()) return false;
+  std::set<std::string> seen;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    if (idx[d]->kind() != ExprKind::kIndexVar) return false;
+    const leir::Loop* loop = nullptr;
+    for (const leir::Loop* l : loops)
+      if (l->var == idx[d]->name()) loop = l;
+    if (loop == nullptr || loop->extent != t.shape[d] || !seen.insert(loop->var).second)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p,
+                                                          const leir::TensorTable& table) {
+  struct Writes {
+    size_t first_block = 0;
+    bool any = false;
+    size_t complete_after = std::numeric_limits<size_t>::max();  // earliest covering block
+    std::vector<std::pair<size_t, double>> accumulations;          // (top block, identity)
+  };
+  std::map<std::string, Writes> by_tensor;
+  leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext& ctx) {
+    const leir::TensorInfo* t = table.find(s.lhs->name());
+    if (t == nullptr) return;
+    Writes& w = by_tensor[t->name];
+    if (!w.any) w.first_block = ctx.top_block;
+    w.any = true;
+    if (std::optional<double> id = accumulation_identity(s))
+      w.accumulations.emplace_back(ctx.top_block, *id);
+    if (covers_whole_tensor(s, ctx.loops, *t))
+      w.complete_after = std::min(w.complete_after, ctx.top_block);
+  });
+  std::map<std::string, TensorInitPlan> out;
+  for (const auto& [name, w] : by_tensor) {
+    std::vector<double> needed;
+    for (const auto& [block, id] : w.accumulations)
+      if (w.complete_after == std::numeric_limits<size_t>::max() || w.complete_after >= block)
+        needed.push_back(id);
+    if (needed.empty()) continue;
+    TensorInitPlan plan;
+    plan.first_block = w.first_block;
+    plan.identity = needed.front();
+    bool same = std::all_of(needed.begin(), needed.end(),
+                            [&](double id) { return id == needed.front(); });
+    leir::DType dtype = table.find(name)->dtype;
+    bool storable = std::isfinite(plan.identity) || leir::is_float(dtype);
+    plan.mode = same && storable ? IdentityInit::kPrefill : IdentityInit::kTracked;
+    out[name] = plan;
+  }
   return out;
 }
 

@@ -8,11 +8,13 @@
 // of /, //, % → 1; as either argument of max → -inf, of min → +inf.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "leir/ir.h"
+#include "leir/tensor_table.h"
 
 namespace steptp::codegen {
 
@@ -47,5 +49,32 @@ bool body_is_write_disjoint(const std::vector<leir::Item>& body, const std::stri
 // The loops (outermost first) over which the identity of `f` is stored: the enclosing loops
 // whose variable occurs in the LHS subscript.
 std::vector<const leir::Loop*> init_loops(const StmtFacts& f);
+
+// How the C and CUDA backends give an accumulation its identity so that they agree with the
+// interpreter exactly. The interpreter's rule: whenever an accumulation statement reads its own
+// element and that element has never been written, it reads the identity (any such statement,
+// not only the tensor's first writer). The backends decide per tensor, statically:
+//   kNone     no accumulation can read an unwritten element: every accumulation of the tensor
+//             runs in a top-level block after one whose statement writes the whole tensor;
+//   kPrefill  every accumulation that may read an unwritten element has the same identity, and
+//             it is storable (finite, or a float dtype): the whole tensor is filled with it
+//             before the block of its first writer. An element nobody wrote then holds exactly
+//             the identity; a written one holds its value — the interpreter's rule.
+//   kTracked  otherwise (mixed identities, ±inf into an integer tensor): a written-flag per
+//             element, set by every write; an accumulation's self-read of an unflagged element
+//             reads the identity.
+// A plain read of an unwritten element is an `uninitialized_read` in the interpreter; no
+// backend needs to agree with it.
+enum class IdentityInit { kNone, kPrefill, kTracked };
+
+struct TensorInitPlan {
+  IdentityInit mode = IdentityInit::kNone;
+  double identity = 0.0;   // kPrefill
+  size_t first_block = 0;  // top-level block of the tensor's first writer
+};
+
+// One entry per written tensor whose mode is not kNone.
+std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p,
+                                                          const leir::TensorTable& table);
 
 }  // namespace steptp::codegen

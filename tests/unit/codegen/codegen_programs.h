@@ -111,6 +111,25 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "B^{5}_{tx=0}L^{7}_{a=0}[M^{f64,g}_{tx}=min(A^{f64,g}_{tx,a},M^{f64,g}_{tx});"
        "Q^{f64,g}_{tx}=A^{f64,g}_{tx,a}*Q^{f64,g}_{tx};];"
        "B^{5}_{tx=0}[C^{f64,g}_{tx}=M^{f64,g}_{tx}+Q^{f64,g}_{tx};];\n"},
+      // Accumulations over partially written tensors: the elements nobody wrote read the
+      // identity even though the accumulation is not the tensor's first writer.
+      {"max_after_partial_store",
+       "input A f64[6]\noutput C f64[6]\n"
+       "B^{2}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx};];"
+       "B^{6}_{tx=0}[C^{f64,g}_{tx}=max(C^{f64,g}_{tx},-A^{f64,g}_{tx});];\n"},
+      {"min_product_after_partial_store_f32",
+       "input A f32[3,4]\noutput C f32[3,4]\noutput D f32[3,4]\n"
+       "B^{3}_{tx=0}L^{2}_{a=0}[C^{f32,g}_{tx,a*2}=A^{f32,g}_{tx,a};D^{f32,g}_{tx,a+1}=A^{f32,g}_{tx,a};];"
+       "B^{3}_{tx=0}L^{4}_{a=0}[C^{f32,g}_{tx,a}=min(A^{f32,g}_{tx,a}+1,C^{f32,g}_{tx,a});"
+       "D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}*3;];\n"},
+      {"mixed_identities_tracked",
+       "input A f64[4,3]\noutput C f64[4]\n"
+       "B^{2}_{tx=0}L^{3}_{k=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,k};];"
+       "B^{4}_{tx=0}L^{3}_{k=0}[C^{f64,g}_{tx}=min(C^{f64,g}_{tx},A^{f64,g}_{tx,k}*2);];\n"},
+      {"int_max_after_partial_store",
+       "input A i32[5]\noutput C i32[5]\n"
+       "B^{2}_{tx=0}[C^{i32,g}_{tx}=A^{i32,g}_{tx}+1;];"
+       "B^{5}_{tx=0}[C^{i32,g}_{tx}=max(C^{i32,g}_{tx},A^{i32,g}_{tx}-5);];\n"},
   };
   return programs;
 }
