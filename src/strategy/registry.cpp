@@ -11,6 +11,15 @@ using Factory = std::unique_ptr<Strategy> (*)();
 
 // One line per implemented strategy, in the order of reference_strategy_names().
 constexpr Factory kFactories[] = {
+    make_operator_fusion,  // 0
+    make_operator_fission,  // 1
+    make_compute_inline,  // 2
+    make_expression_splitting,  // 3
+    make_tensor_concat_to_fuse_operators,  // 4
+    make_tensor_split_to_decouple_operators,  // 5
+    make_common_subexpression_elimination,  // 6
+    make_dead_code_elimination,  // 7
+    make_expression_reorder,  // 8
     make_loop_reorder,          // 9
     make_loop_tiling,           // 10
     make_loop_split,            // 11

@@ -23,6 +23,16 @@ const Strategy* find_strategy(std::string_view name);
 const std::vector<std::string_view>& reference_strategy_names();
 
 // Factories, one per strategy file.
+// graph (src/strategy/graph/)
+std::unique_ptr<Strategy> make_operator_fusion();
+std::unique_ptr<Strategy> make_operator_fission();
+std::unique_ptr<Strategy> make_compute_inline();
+std::unique_ptr<Strategy> make_expression_splitting();
+std::unique_ptr<Strategy> make_tensor_concat_to_fuse_operators();
+std::unique_ptr<Strategy> make_tensor_split_to_decouple_operators();
+std::unique_ptr<Strategy> make_common_subexpression_elimination();
+std::unique_ptr<Strategy> make_dead_code_elimination();
+std::unique_ptr<Strategy> make_expression_reorder();
 std::unique_ptr<Strategy> make_loop_reorder();
 std::unique_ptr<Strategy> make_loop_tiling();
 std::unique_ptr<Strategy> make_loop_split();
