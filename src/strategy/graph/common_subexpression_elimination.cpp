@@ -3,8 +3,8 @@
 //
 //   before: B^{16}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a})-1;
 //           E^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a})+1;];
-//   after:  B^{16}_{tx=0}L^{64}_{a=0}[F^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a});
-//           D^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}-1;E^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+1;];
+//   after:  B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a});
+//           D^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}-1;E^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+1;];
 //
 // Site: block, expr (the expr-th repeated subexpression of the block's direct statements, by
 // first occurrence in pre-order). Candidates are compound, always-evaluated subexpressions (an

@@ -2,8 +2,8 @@
 // intermediate computed by a new block placed right before, over only the loops it uses.
 //
 //   before: B^{16}_{tx=0}L^{64}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];
-//   after:  B^{16}_{tx=0}L^{64}_{a=0}[F^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];
-//           B^{16}_{tx=0}L^{64}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+F^{f64,g}_{tx,a};];
+//   after:  B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];
+//           B^{16}_{tx=0}L^{64}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+C^{f64,g}_{tx,a};];
 //
 // Site: block, stmt (body position of a direct statement), term (the term-th candidate: a
 // compound, always-evaluated subexpression other than the whole RHS, in pre-order).

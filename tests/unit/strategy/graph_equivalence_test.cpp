@@ -94,6 +94,34 @@ TEST(GraphStrategies, EverySiteOnTestProgramsVerifies) {
   EXPECT_GT(total, 0);
 }
 
+TEST(GraphStrategies, TwoStepCompositionsVerify) {
+  // Every graph site, then up to two sites of each graph strategy on the result: compositions
+  // must stay equivalent to the original too (fresh names, changed block indices).
+  auto programs = load("tests/data/programs");
+  verify::VerifyOptions options;
+  options.num_seeds = 1;
+  int checked = 0;
+  for (const auto& [file, p] : programs)
+    for (const std::string& first : kGraphStrategies)
+      for (const Site& s1 : find_strategy(first)->sites(p)) {
+        leir::Program mid = *find_strategy(first)->apply(p, s1);
+        for (const std::string& second : kGraphStrategies) {
+          std::vector<Site> sites = find_strategy(second)->sites(mid);
+          for (size_t k = 0; k < sites.size() && k < 2; ++k) {
+            Outcome<leir::Program> next = find_strategy(second)->apply(mid, sites[k]);
+            ASSERT_TRUE(next.ok()) << file << " " << s1.to_string() << " " << sites[k].to_string();
+            verify::VerifyReport r = verify::verify(p, *next, options);
+            EXPECT_TRUE(r.equivalent()) << file << " " << s1.to_string() << " -> "
+                                        << sites[k].to_string() << "\n"
+                                        << leir::print_body(next->blocks) << "\n" << r.render();
+            ++checked;
+          }
+        }
+      }
+  std::printf("[graph] two-step compositions verified: %d\n", checked);
+  EXPECT_GT(checked, 0);
+}
+
 TEST(GraphStrategies, DeadCodeFindsOnlyUnreadIntermediates) {
   // I is never read; F is read by the output; C is an output.
   leir::Program p = parse(
