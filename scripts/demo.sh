@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
-# scripts/demo.sh — the main job on the bundled default. For now: a tour of the LEIR core over
-# examples/ (format, check, run, verify each program against itself and its reformatted copy).
+# scripts/demo.sh — the main job on the bundled default: a short LEIR tour (check, run, verify one
+# example), then `steptp build-dataset` over the whole bundled catalog with its statistics.
+# Reruns resume from out/dataset/checkpoints; delete that folder for a fresh build.
 set -euo pipefail
 BUILD=${1:-build}
 STEPTP="$BUILD/steptp"
+OUT=${DEMO_OUT:-out/dataset}
 shopt -s nullglob
-for f in examples/*.leir; do
-  echo "== $f"
+examples=(examples/*.leir)
+if [ ${#examples[@]} -gt 0 ]; then
+  f=${examples[0]}
+  echo "== LEIR tour: $f"
   "$STEPTP" check "$f"
-  "$STEPTP" run "$f" --seed 1
+  "$STEPTP" run "$f" --seed 1 | head -n 5
   "$STEPTP" verify "$f" "$f"
-done
+  "$STEPTP" sites "$f" | head -n 5
+fi
+echo "== build-dataset over the bundled catalog (out: $OUT)"
+"$STEPTP" build-dataset --catalog workloads --out "$OUT" --seed 0 --recheck 500
+echo "== $OUT/stats.md (head)"
+head -n 40 "$OUT/stats.md"

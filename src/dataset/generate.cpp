@@ -1,0 +1,334 @@
+// dataset/generate.cpp — one unit's candidate generation and verification (see generate.h).
+#include "dataset/generate.h"
+
+#include <algorithm>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "codegen/c_emitter.h"
+#include "codegen/c_engine.h"
+#include "codegen/cuda_emitter.h"
+#include "codegen/tir_emitter.h"
+#include "cot/chain_of_thought.h"
+#include "dataset/dead_code_injection.h"
+#include "dataset/seeded_random.h"
+#include "frontend/importer.h"
+#include "leir/printer.h"
+#include "strategy/registry.h"
+#include "verify/verify.h"
+
+namespace steptp::dataset {
+namespace {
+
+using strategy::Strategy;
+
+// GiNaC keeps non-atomic reference counts on shared global objects, so the math strategies
+// (which convert to and from GiNaC) must not run concurrently. Everything else runs in parallel.
+std::mutex& algebra_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+class AlgebraGuard {
+ public:
+  explicit AlgebraGuard(const Strategy& s) {
+    if (s.category() == strategy::Category::kMath) lock_ = std::unique_lock(algebra_mutex());
+  }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
+
+// Inverse strategy ← its forward partner.
+constexpr std::pair<std::string_view, std::string_view> kInversePairs[] = {
+    {"expand_factorization", "factorization"},
+    {"expand_cancellation", "cancellation"},
+    {"apart", "together"},
+    {"expand_powsimp", "powsimp"},
+    {"logsimp", "expand_log"},
+    {"expand_collect", "collect"},
+    {"operator_fission", "operator_fusion"},
+    {"tensor_split_to_decouple_operators", "tensor_concat_to_fuse_operators"},
+    {"loop_fusion", "loop_split"},
+};
+
+struct State {
+  leir::Program program;
+  std::vector<std::string> provenance;
+  std::vector<const Strategy*> allowed;
+};
+
+struct Child {
+  const Strategy* strategy = nullptr;
+  leir::Program program;
+  std::vector<std::string> provenance;  // including the step that produced it
+};
+
+std::string declarations_text(const leir::Program& p) {
+  std::string s;
+  for (const leir::TensorDecl& d : p.decls) s += leir::print(d) + "\n";
+  return s;
+}
+
+class UnitGenerator {
+ public:
+  UnitGenerator(const WorkUnit& unit, const nlohmann::json& shapes, const GenerateOptions& o,
+                UnitResult& out)
+      : unit_(unit), shapes_(shapes), options_(o), seed_(unit_seed(o.seed, unit.id)),
+        rng_(seed_), out_(out) {}
+
+  void run(const leir::Program& initial);
+
+ private:
+  std::vector<Child> expand(const State& state);
+  std::vector<Child> pick(const std::vector<Child>& from, std::string_view strategy, size_t n);
+  void record(const State& state, const Strategy& s, const strategy::Site& site,
+              const leir::Program& after, const verify::VerifyReport& report);
+
+  const WorkUnit& unit_;
+  const nlohmann::json& shapes_;
+  const GenerateOptions& options_;
+  uint64_t seed_;
+  SeededRandom rng_;
+  UnitResult& out_;
+};
+
+std::vector<Child> UnitGenerator::pick(const std::vector<Child>& from, std::string_view strategy,
+                                       size_t n) {
+  std::vector<const Child*> matching;
+  for (const Child& c : from)
+    if (strategy.empty() || c.strategy->name() == strategy) matching.push_back(&c);
+  std::vector<Child> chosen;
+  while (!matching.empty() && chosen.size() < n) {
+    size_t k = rng_.below(matching.size());
+    chosen.push_back(*matching[k]);
+    matching.erase(matching.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+  return chosen;
+}
+
+std::vector<Child> UnitGenerator::expand(const State& state) {
+  std::vector<Child> children;
+  if (static_cast<int>(state.provenance.size()) > options_.max_depth) return children;
+  ++out_.states;
+  verify::VerifyOptions vo;
+  vo.num_seeds = options_.verify_seeds;
+  vo.seed = seed_ % 1'000'003;
+  vo.run.work_budget =
+      std::max<int64_t>(50'000'000, 20 * codegen::static_work(state.program));
+  verify::Verifier verifier(state.program, vo);
+  if (verifier.original_failure()) {
+    ++out_.rejected["original_" + std::string(verify::status_name(
+                                      verifier.original_failure()->status))];
+    return children;
+  }
+  for (const Strategy* s : state.allowed) {
+    std::vector<strategy::Site> sites;
+    try {
+      AlgebraGuard guard(*s);
+      sites = strategy::feasible_sites(*s, state.program);
+    } catch (const std::exception&) {
+      // A bug inside one strategy must not sink the whole build: it is counted and reported
+      // (stats "internal_error"), never turned into a sample.
+      ++out_.rejected["internal_error"];
+      continue;
+    }
+    const size_t limit = options_.max_sites_per_strategy > 0
+                             ? static_cast<size_t>(options_.max_sites_per_strategy)
+                             : sites.size();
+    if (sites.size() > limit) {
+      // A seeded sample that keeps the strategy's own site order.
+      std::vector<size_t> idx(sites.size());
+      for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+      for (size_t i = 0; i < limit; ++i)
+        std::swap(idx[i], idx[i + rng_.below(idx.size() - i)]);
+      idx.resize(limit);
+      std::sort(idx.begin(), idx.end());
+      std::vector<strategy::Site> sampled;
+      for (size_t i : idx) sampled.push_back(sites[i]);
+      out_.rejected["not_sampled"] += static_cast<int64_t>(sites.size() - limit);
+      sites = std::move(sampled);
+    }
+    for (const strategy::Site& site : sites) {
+      ++out_.candidates;
+      std::optional<strategy::Outcome<leir::Program>> applied;
+      try {
+        AlgebraGuard guard(*s);
+        applied.emplace(s->apply(state.program, site));
+      } catch (const std::exception&) {
+        ++out_.rejected["internal_error"];
+        continue;
+      }
+      if (!applied->ok()) {
+        ++out_.rejected["apply_infeasible"];
+        continue;
+      }
+      const leir::Program& after = applied->value();
+      if (after == state.program) {
+        ++out_.rejected["unchanged"];
+        continue;
+      }
+      verify::VerifyReport report = verifier.check(after);
+      if (!report.equivalent()) {
+        ++out_.rejected[std::string(verify::status_name(report.status))];
+        continue;
+      }
+      try {
+        record(state, *s, site, after, report);
+      } catch (const std::exception&) {
+        ++out_.rejected["internal_error"];
+        continue;
+      }
+      ++out_.verified;
+      Child c{s, after, state.provenance};
+      c.provenance.push_back(site.to_string());
+      children.push_back(std::move(c));
+    }
+  }
+  return children;
+}
+
+void UnitGenerator::record(const State& state, const Strategy& s, const strategy::Site& site,
+                           const leir::Program& after, const verify::VerifyReport& report) {
+  StepRecord r;
+  r.unit = unit_.id;
+  r.workload = unit_.workload;
+  r.level = unit_.level;
+  r.instance = unit_.instance;
+  r.shapes = shapes_;
+  r.seed = seed_;
+  r.declarations = declarations_text(state.program);
+  r.original = leir::print_body(state.program.blocks);
+  r.transformed = leir::print_body(after.blocks);
+  r.original_hash = leir::hash_value(state.program);
+  r.transformed_hash = leir::hash_value(after);
+  r.strategy = std::string(s.name());
+  r.category = std::string(strategy::category_name(s.category()));
+  r.difficulty = std::string(strategy::difficulty_name(s.difficulty()));
+  r.site = site.to_string();
+  r.depth = static_cast<int>(state.provenance.size());
+  r.provenance = state.provenance;
+  {
+    AlgebraGuard guard(s);
+    r.cot = cot::explain_step(s, state.program, site, after).text();
+  }
+  r.verification.engine = report.engine;
+  r.verification.status = std::string(verify::status_name(report.status));
+  r.verification.seeds_run = report.seeds_run;
+  r.verification.max_abs_error = report.max_abs_error;
+  r.verification.max_rel_error = report.max_rel_error;
+  if (options_.with_lowered) {
+    if (auto c = codegen::emit_c(after)) r.lowered["c"] = c->code;
+    if (auto cu = codegen::emit_cuda(after)) r.lowered["cuda"] = cu->code;
+    if (auto tir = codegen::emit_tir(after)) r.lowered["tir"] = *tir;
+  }
+  out_.records.push_back(std::move(r));
+}
+
+void UnitGenerator::run(const leir::Program& initial) {
+  const auto& registry = strategy::all_strategies();
+  std::vector<const Strategy*> math;
+  for (const Strategy* s : registry)
+    if (s->category() == strategy::Category::kMath) math.push_back(s);
+  const Strategy* inline_strategy = strategy::find_strategy("compute_inline");
+
+  // Depth 0: every strategy on the imported program.
+  const std::vector<Child> first = expand({initial, {}, registry});
+
+  // Math strategies after one and two compute_inline steps.
+  std::vector<Child> math_sources = first;
+  if (inline_strategy) {
+    std::vector<const Strategy*> math_and_inline = math;
+    math_and_inline.push_back(inline_strategy);
+    for (const Child& c1 : pick(first, "compute_inline", options_.inline_states)) {
+      std::vector<Child> second = expand({c1.program, c1.provenance, math_and_inline});
+      math_sources.insert(math_sources.end(), second.begin(), second.end());
+      for (const Child& c2 : pick(second, "compute_inline", 1)) {
+        std::vector<Child> third = expand({c2.program, c2.provenance, math});
+        math_sources.insert(math_sources.end(), third.begin(), third.end());
+      }
+    }
+  }
+
+  // Inverse strategies from their forward partner's results.
+  for (const auto& [inverse_name, forward_name] : kInversePairs) {
+    const Strategy* inverse = strategy::find_strategy(inverse_name);
+    const Strategy* forward = strategy::find_strategy(forward_name);
+    if (!inverse || !forward) continue;
+    const std::vector<Child>& sources =
+        forward->category() == strategy::Category::kMath ? math_sources : first;
+    for (const Child& c : pick(sources, forward_name, options_.inverse_states))
+      expand({c.program, c.provenance, {inverse}});
+  }
+
+  // Dead-code elimination on a program with injected dead code.
+  if (const Strategy* dce = strategy::find_strategy("dead_code_elimination")) {
+    if (auto injected = inject_dead_code(initial, rng_)) {
+      verify::VerifyOptions vo;
+      vo.num_seeds = options_.verify_seeds;
+      vo.seed = seed_ % 1'000'003;
+      if (verify::verify(initial, injected->program, vo).equivalent())
+        expand({injected->program, {injected->step}, {dce}});
+      else
+        ++out_.rejected["injection_failed"];
+    }
+  }
+
+  // Random multi-step chains: walk from a random first step, enumerating everything each time.
+  for (const Child& start : pick(first, "", options_.chain_width)) {
+    Child current = start;
+    while (static_cast<int>(current.provenance.size()) <= options_.max_depth) {
+      std::vector<Child> next = expand({current.program, current.provenance, registry});
+      std::vector<Child> step = pick(next, "", 1);
+      if (step.empty()) break;
+      current = std::move(step.front());
+    }
+  }
+}
+
+}  // namespace
+
+uint64_t unit_seed(uint64_t seed, const std::string& unit_id) {
+  return stable_hash(unit_id, seed);
+}
+
+UnitResult generate_from_program(const WorkUnit& unit, const leir::Program& initial,
+                                 const nlohmann::json& shapes, const GenerateOptions& options) {
+  UnitResult out;
+  out.unit = unit.id;
+  out.workload = unit.workload;
+  UnitGenerator(unit, shapes, options, out).run(initial);
+  return out;
+}
+
+UnitResult generate_unit(const WorkUnit& unit, const GenerateOptions& options) {
+  UnitResult failed;
+  failed.unit = unit.id;
+  failed.workload = unit.workload;
+  std::ifstream in(unit.graph_path);
+  if (!in) {
+    failed.import_error = "io_error: cannot read " + unit.graph_path;
+    return failed;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  auto imported = frontend::import_graph_json(text.str(), unit.graph_path);
+  if (!imported) {
+    failed.import_error = imported.error().category + ": " + imported.error().message;
+    return failed;
+  }
+  if (unit.instance != "small" &&
+      codegen::static_work(imported->program) > options.instance_work_budget) {
+    failed.import_error = "over_budget: the instance needs more than " +
+                          std::to_string(options.instance_work_budget) +
+                          " statement executions per run";
+    return failed;
+  }
+  nlohmann::json graph = nlohmann::json::parse(text.str(), nullptr, false);
+  nlohmann::json shapes = graph.is_object() && graph.contains("shapes") ? graph["shapes"]
+                                                                        : nlohmann::json::object();
+  return generate_from_program(unit, imported->program, shapes, options);
+}
+
+}  // namespace steptp::dataset

@@ -1,0 +1,43 @@
+// dataset/generate.h — candidate generation for one work unit: import the graph, enumerate the
+// sites of every registered strategy, build the compositions (math after inlining, inverse
+// strategies after their forward partner, dead-code elimination after injected dead code,
+// random multi-step chains), verify every candidate and keep the equivalent ones as records.
+//
+// Pure with respect to its inputs: the same unit, program and options give the same result on
+// any thread. It never writes files; the pipeline does.
+#pragma once
+
+#include <cstdint>
+
+#include "dataset/record.h"
+#include "dataset/workloads.h"
+#include "leir/ir.h"
+
+namespace steptp::dataset {
+
+struct GenerateOptions {
+  uint64_t seed = 0;
+  int max_depth = 2;               // most steps before the recorded one (0: direct steps only)
+  int max_sites_per_strategy = 8;  // feasible sites verified per (state, strategy); 0 = all
+  int inline_states = 2;           // compute_inline results followed per inlining level
+  int inverse_states = 2;          // forward results followed per inverse pair
+  int chain_width = 2;             // random chains started from the imported program
+  int verify_seeds = 2;
+  // A non-small instance is used only if its imported program needs at most this many
+  // statement executions per run (the verification-cost budget).
+  int64_t instance_work_budget = 4'000'000;
+  bool with_lowered = false;       // add C / CUDA / TIR text of the transformed program
+};
+
+// The unit's own seed, derived from the global seed and its id.
+uint64_t unit_seed(uint64_t seed, const std::string& unit_id);
+
+// Imports unit.graph_path and generates from it.
+UnitResult generate_unit(const WorkUnit& unit, const GenerateOptions& options);
+
+// Generates from an already imported program (tests use this directly). `shapes` is stored in
+// every record.
+UnitResult generate_from_program(const WorkUnit& unit, const leir::Program& initial,
+                                 const nlohmann::json& shapes, const GenerateOptions& options);
+
+}  // namespace steptp::dataset

@@ -1,0 +1,277 @@
+// dataset/pipeline.cpp — parallel generation with checkpoints, then the deterministic merge.
+#include "dataset/pipeline.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "dataset/chat_format.h"
+#include "dataset/progress.h"
+
+namespace steptp::dataset {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Everything that changes what a unit generates. A checkpoint made under another fingerprint
+// is stale and regenerated.
+json fingerprint(const GenerateOptions& g) {
+  return {{"format", "steptp-dataset-checkpoint-1"},
+          {"seed", g.seed},
+          {"max_depth", g.max_depth},
+          {"max_sites_per_strategy", g.max_sites_per_strategy},
+          {"inline_states", g.inline_states},
+          {"inverse_states", g.inverse_states},
+          {"chain_width", g.chain_width},
+          {"verify_seeds", g.verify_seeds},
+          {"instance_work_budget", g.instance_work_budget},
+          {"with_lowered", g.with_lowered},
+          {"strategies", strategy_menu()}};
+}
+
+fs::path checkpoint_path(const fs::path& out, const WorkUnit& u) {
+  return out / "checkpoints" / (u.id + ".json");
+}
+
+std::optional<UnitResult> load_checkpoint(const fs::path& path, const json& expected) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  json j = json::parse(text.str(), nullptr, false);
+  if (j.is_discarded() || !j.contains("fingerprint") || j["fingerprint"] != expected ||
+      !j.contains("result"))
+    return std::nullopt;
+  try {
+    return unit_result_from_json(j["result"]);
+  } catch (const json::exception&) {
+    return std::nullopt;  // a checkpoint from an incompatible build: regenerate it
+  }
+}
+
+struct Split {
+  std::string name;
+  std::vector<size_t> records;  // unique record indices, in record order
+  std::vector<FilterVerdict> verdicts;
+  std::vector<std::vector<size_t>> multi;
+};
+
+void count_label(const StepRecord& r, int64_t& labels, int64_t& hard) {
+  ++labels;
+  if (r.difficulty == "hard") ++hard;
+}
+
+DatasetStats merge_counts(const std::vector<UnitResult>& units) {
+  DatasetStats st;
+  st.units = static_cast<int64_t>(units.size());
+  for (const UnitResult& u : units) {
+    if (!u.import_error.empty()) {
+      ++st.units_skipped;
+      st.skipped_units[u.unit] = u.import_error;
+    }
+    st.states += u.states;
+    st.candidates += u.candidates;
+    st.verified += u.verified;
+    for (const auto& [why, n] : u.rejected) st.rejected[why] += n;
+    for (const StepRecord& r : u.records) {
+      StrategyCounts& c = st.per_strategy[r.strategy];
+      c.category = r.category;
+      c.difficulty = r.difficulty;
+      ++c.verified;
+    }
+  }
+  return st;
+}
+
+}  // namespace
+
+Result<void> write_file_atomic(const std::string& path, const std::string& contents) {
+  static std::atomic<uint64_t> counter{0};
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(counter.fetch_add(1));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Error::make("io_error", "cannot write " + tmp);
+    out << contents;
+    out.flush();
+    if (!out) return Error::make("io_error", "cannot write " + tmp);
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) return Error::make("io_error", "cannot rename " + tmp + " to " + path + ": " +
+                                             ec.message());
+  return {};
+}
+
+Result<BuildSummary> build_dataset(const BuildOptions& options) {
+  auto units = discover_units(options.workloads_dir, options.glob, options.include_default_shapes);
+  if (!units) return units.error();
+  if (units->empty())
+    return Error::make("bad_input", "no catalog workload matches '" + options.glob + "'");
+  return build_dataset_from_units(*units, options);
+}
+
+Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units,
+                                              const BuildOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const fs::path out(options.out_dir);
+  std::error_code ec;
+  fs::create_directories(out / "checkpoints", ec);
+  if (ec) return Error::make("io_error", "cannot create " + (out / "checkpoints").string());
+  const json fp = fingerprint(options.generate);
+
+  // 1. Resume: every unit with a valid checkpoint is done.
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < units.size(); ++i)
+    if (!load_checkpoint(checkpoint_path(out, units[i]), fp)) todo.push_back(i);
+  BuildSummary summary;
+  summary.units = units.size();
+  summary.resumed_units = units.size() - todo.size();
+
+  // 2. Generate the rest in parallel; each unit's checkpoint is written as soon as it is done.
+  ProgressBar bar(units.size(), summary.resumed_units, options.progress);
+  std::atomic<bool> io_failed{false};
+  std::string io_message;
+  std::mutex io_mutex;
+  const int jobs = options.jobs > 0 ? options.jobs
+                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  tbb::task_arena arena(jobs);
+  arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, todo.size(), 1),
+        [&](const tbb::blocked_range<size_t>& range) {
+          for (size_t k = range.begin(); k != range.end(); ++k) {
+            const WorkUnit& unit = units[todo[k]];
+            UnitResult result = generate_unit(unit, options.generate);
+            json j{{"fingerprint", fp}, {"result", to_json(result)}};
+            auto written = write_file_atomic(checkpoint_path(out, unit).string(), j.dump() + "\n");
+            if (!written) {
+              std::lock_guard lock(io_mutex);
+              io_failed = true;
+              io_message = written.error().render();
+            }
+            bar.advance(unit.id);
+          }
+        },
+        tbb::simple_partitioner());
+  });
+  bar.finish();
+  if (io_failed) return Error::make("io_error", io_message);
+
+  // 3. Merge, always from the checkpoint files, in unit order.
+  std::vector<UnitResult> results;
+  for (const WorkUnit& unit : units) {
+    auto r = load_checkpoint(checkpoint_path(out, unit), fp);
+    if (!r) return Error::make("io_error", "checkpoint of " + unit.id + " vanished during the build");
+    results.push_back(std::move(*r));
+  }
+  DatasetStats st = merge_counts(results);
+  std::vector<StepRecord> records;
+  std::vector<std::string> workloads;
+  for (UnitResult& u : results) {
+    workloads.push_back(u.workload);
+    for (StepRecord& r : u.records) records.push_back(std::move(r));
+  }
+  results.clear();
+  const std::vector<size_t> unique = deduplicate(records);
+  st.unique = static_cast<int64_t>(unique.size());
+  st.duplicates = static_cast<int64_t>(records.size() - unique.size());
+  for (size_t i : unique) ++st.per_strategy[records[i].strategy].unique;
+
+  const std::set<std::string> held_out =
+      held_out_workloads(workloads, options.filter.test_fraction, options.filter.seed);
+  st.test_workloads.assign(held_out.begin(), held_out.end());
+  st.train_workloads =
+      static_cast<int64_t>(std::set<std::string>(workloads.begin(), workloads.end()).size() -
+                           held_out.size());
+  Split splits[2] = {{"train", {}, {}, {}}, {"test", {}, {}, {}}};
+  for (size_t i : unique) splits[held_out.count(records[i].workload) ? 1 : 0].records.push_back(i);
+
+  // 4. Filter, draw and render.
+  const std::vector<std::string> menu = strategy_menu();
+  std::vector<int64_t> single_lengths, multi_lengths;
+  int64_t singles = 0, hard_singles = 0, labels = 0, hard_labels = 0;
+  std::map<size_t, std::string> archive_split, archive_verdict;
+  std::map<size_t, int64_t> archive_multi;
+  const std::string system(system_prompt());
+  for (Split& split : splits) {
+    split.verdicts = filter_single(records, split.records, options.filter, split.name);
+    split.multi = draw_multi(records, split.records, options.filter, split.name);
+    std::string single_text, multi_text;
+    for (size_t k = 0; k < split.records.size(); ++k) {
+      const size_t i = split.records[k];
+      const StepRecord& r = records[i];
+      archive_split[i] = split.name;
+      archive_verdict[i] = std::string(filter_verdict_name(split.verdicts[k]));
+      ++st.filter_verdicts[archive_verdict[i]];
+      if (split.verdicts[k] != FilterVerdict::kKept) continue;
+      const std::string user = user_prompt(r, menu, 0);
+      const std::string assistant = assistant_single(r);
+      single_text += chat_line(user, assistant) + "\n";
+      single_lengths.push_back(estimated_tokens(system) + estimated_tokens(user) +
+                               estimated_tokens(assistant));
+      ++st.per_strategy[r.strategy].single_kept;
+      ++st.single_by_category[r.category];
+      ++st.single_by_difficulty[r.difficulty];
+      ++st.single_by_depth[r.depth];
+      count_label(r, singles, hard_singles);
+      count_label(r, labels, hard_labels);
+      (split.name == "train" ? st.single_train : st.single_test)++;
+    }
+    for (const std::vector<size_t>& sample : split.multi) {
+      std::vector<const StepRecord*> ls;
+      for (size_t i : sample) {
+        ls.push_back(&records[i]);
+        ++archive_multi[i];
+        ++st.per_strategy[records[i].strategy].multi_labels;
+        count_label(records[i], labels, hard_labels);
+      }
+      const std::string user = user_prompt(*ls.front(), menu, static_cast<int>(ls.size()));
+      const std::string assistant = assistant_multi(ls);
+      multi_text += chat_line(user, assistant) + "\n";
+      multi_lengths.push_back(estimated_tokens(system) + estimated_tokens(user) +
+                              estimated_tokens(assistant));
+      (split.name == "train" ? st.multi_train : st.multi_test)++;
+    }
+    for (const auto& [name, text] :
+         {std::pair{"single_" + split.name + ".jsonl", &single_text},
+          std::pair{"multi_" + split.name + ".jsonl", &multi_text}}) {
+      STEPTP_TRY(write_file_atomic((out / name).string(), *text));
+      summary.files.push_back(name);
+    }
+  }
+  st.hard_share_single = singles ? static_cast<double>(hard_singles) / singles : 0;
+  st.hard_share_labels = labels ? static_cast<double>(hard_labels) / labels : 0;
+  st.single_tokens = summarize_lengths(single_lengths);
+  st.multi_tokens = summarize_lengths(multi_lengths);
+
+  std::string archive;
+  for (size_t i : unique) {
+    json j = to_json(records[i]);
+    j["split"] = archive_split[i];
+    j["single_filter"] = archive_verdict[i];
+    j["multi_samples"] = archive_multi[i];
+    archive += j.dump() + "\n";
+  }
+  STEPTP_TRY(write_file_atomic((out / "archive.jsonl").string(), archive));
+  STEPTP_TRY(write_file_atomic((out / "stats.json").string(), to_json(st).dump(2) + "\n"));
+  STEPTP_TRY(write_file_atomic((out / "stats.md").string(), to_markdown(st)));
+  STEPTP_TRY(write_file_atomic((out / "strategies.svg").string(), strategy_chart_svg(st)));
+  for (const char* f : {"archive.jsonl", "stats.json", "stats.md", "strategies.svg"})
+    summary.files.push_back(f);
+  summary.stats = std::move(st);
+  summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace steptp::dataset

@@ -1,0 +1,28 @@
+// dataset/progress.h — a thread-safe progress bar on stderr: done/total, rate, ETA, last unit.
+// Purely cosmetic: it never affects what is written to the dataset files.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <mutex>
+#include <string_view>
+
+namespace steptp::dataset {
+
+class ProgressBar {
+ public:
+  ProgressBar(size_t total, size_t already_done, bool enabled);
+  void advance(std::string_view label);  // one more unit done
+  void finish();
+
+ private:
+  void draw(std::string_view label);
+  std::mutex mutex_;
+  size_t total_;
+  size_t done_;
+  size_t done_at_start_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace steptp::dataset

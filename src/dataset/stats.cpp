@@ -1,0 +1,132 @@
+// dataset/stats.cpp — rendering of DatasetStats.
+#include "dataset/stats.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace steptp::dataset {
+namespace {
+
+std::string percent(double x) { return fmt::format("{:.2f}%", 100.0 * x); }
+
+nlohmann::json lengths_json(const LengthSummary& l) {
+  return {{"count", l.count}, {"mean", l.mean}, {"median", l.median}, {"max", l.max}};
+}
+
+std::string_view difficulty_colour(const std::string& d) {
+  if (d == "hard") return "#c0392b";
+  if (d == "easy") return "#2980b9";
+  return "#95a5a6";
+}
+
+}  // namespace
+
+LengthSummary summarize_lengths(std::vector<int64_t> lengths) {
+  LengthSummary s;
+  s.count = static_cast<int64_t>(lengths.size());
+  if (lengths.empty()) return s;
+  std::sort(lengths.begin(), lengths.end());
+  int64_t total = 0;
+  for (int64_t l : lengths) total += l;
+  s.mean = total / s.count;
+  s.median = lengths[lengths.size() / 2];
+  s.max = lengths.back();
+  return s;
+}
+
+nlohmann::json to_json(const DatasetStats& s) {
+  nlohmann::json per = nlohmann::json::object();
+  for (const auto& [name, c] : s.per_strategy)
+    per[name] = {{"category", c.category},       {"difficulty", c.difficulty},
+                 {"verified", c.verified},       {"unique", c.unique},
+                 {"single_kept", c.single_kept}, {"multi_labels", c.multi_labels}};
+  nlohmann::json depth = nlohmann::json::object();
+  for (const auto& [d, n] : s.single_by_depth) depth[std::to_string(d)] = n;
+  return {{"units", s.units},
+          {"units_skipped", s.units_skipped},
+          {"skipped_units", s.skipped_units},
+          {"states", s.states},
+          {"candidates", s.candidates},
+          {"verified", s.verified},
+          {"unique", s.unique},
+          {"duplicates", s.duplicates},
+          {"rejected", s.rejected},
+          {"per_strategy", per},
+          {"single_by_category", s.single_by_category},
+          {"single_by_difficulty", s.single_by_difficulty},
+          {"single_by_depth", depth},
+          {"filter_verdicts", s.filter_verdicts},
+          {"single_train", s.single_train},
+          {"single_test", s.single_test},
+          {"multi_train", s.multi_train},
+          {"multi_test", s.multi_test},
+          {"train_workloads", s.train_workloads},
+          {"test_workloads", s.test_workloads},
+          {"hard_share_single", s.hard_share_single},
+          {"hard_share_labels", s.hard_share_labels},
+          {"estimated_tokens", {{"single", lengths_json(s.single_tokens)},
+                                {"multi", lengths_json(s.multi_tokens)}}}};
+}
+
+std::string to_markdown(const DatasetStats& s) {
+  std::string md = "# Dataset statistics\n\n";
+  md += fmt::format(
+      "| figure | value |\n|---|---|\n| work units | {} ({} skipped) |\n| states enumerated | {} "
+      "|\n| candidates | {} |\n| verified | {} |\n| unique after de-duplication | {} ({} "
+      "duplicates) |\n| single samples train / test | {} / {} |\n| multi samples train / test | "
+      "{} / {} |\n| workloads train / held out | {} / {} |\n| hard share (single) | {} |\n| hard "
+      "share (all labels) | {} |\n| est. tokens per single sample (mean / median / max) | {} / {} "
+      "/ {} |\n| est. tokens per multi sample (mean / median / max) | {} / {} / {} |\n\n",
+      s.units, s.units_skipped, s.states, s.candidates, s.verified, s.unique, s.duplicates,
+      s.single_train, s.single_test, s.multi_train, s.multi_test, s.train_workloads,
+      s.test_workloads.size(), percent(s.hard_share_single), percent(s.hard_share_labels),
+      s.single_tokens.mean, s.single_tokens.median, s.single_tokens.max, s.multi_tokens.mean,
+      s.multi_tokens.median, s.multi_tokens.max);
+  md += "## Per strategy\n\n| strategy | category | difficulty | verified | unique | single | "
+        "multi labels |\n|---|---|---|---|---|---|---|\n";
+  for (const auto& [name, c] : s.per_strategy)
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", name, c.category, c.difficulty,
+                      c.verified, c.unique, c.single_kept, c.multi_labels);
+  auto table = [&md](std::string_view title, const auto& m) {
+    md += fmt::format("\n## {}\n\n| key | count |\n|---|---|\n", title);
+    for (const auto& [k, v] : m) md += fmt::format("| {} | {} |\n", k, v);
+  };
+  table("Single samples by category", s.single_by_category);
+  table("Single samples by difficulty", s.single_by_difficulty);
+  table("Single samples by depth (steps before the recorded one)", s.single_by_depth);
+  table("Rejected candidates by reason", s.rejected);
+  table("Single-answer filter verdicts", s.filter_verdicts);
+  md += "\n## Skipped units\n\n";
+  if (s.skipped_units.empty()) md += "none\n";
+  for (const auto& [u, why] : s.skipped_units) md += fmt::format("- `{}`: {}\n", u, why);
+  md += "\n## Held-out workloads\n\n";
+  for (const std::string& w : s.test_workloads) md += "- " + w + "\n";
+  return md;
+}
+
+std::string strategy_chart_svg(const DatasetStats& s) {
+  constexpr int kRow = 18, kLabel = 330, kBar = 420, kTop = 30;
+  int64_t most = 1;
+  for (const auto& [name, c] : s.per_strategy) most = std::max(most, c.single_kept);
+  const int height = kTop + kRow * static_cast<int>(s.per_strategy.size()) + 10;
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "font-family=\"monospace\" font-size=\"12\">\n<text x=\"4\" y=\"18\" font-size=\"14\">"
+      "single-answer samples per strategy (grey very_easy, blue easy, red hard)</text>\n",
+      kLabel + kBar + 80, height);
+  int y = kTop;
+  for (const auto& [name, c] : s.per_strategy) {
+    const int w = static_cast<int>(kBar * c.single_kept / most);
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", kLabel - 6,
+                       y + 12, name);
+    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n",
+                       kLabel, y + 2, w, kRow - 4, difficulty_colour(c.difficulty));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", kLabel + w + 4, y + 12,
+                       c.single_kept);
+    y += kRow;
+  }
+  return svg + "</svg>\n";
+}
+
+}  // namespace steptp::dataset

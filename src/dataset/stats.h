@@ -1,0 +1,63 @@
+// dataset/stats.h — the statistics of one dataset build: what was tried, verified, rejected (by
+// reason), de-duplicated, filtered and exported, per strategy, category, difficulty and depth,
+// the hard share and token-length estimates; rendered as JSON, Markdown and an SVG bar chart.
+//
+// Only deterministic figures live here (no wall times), so the files are byte-identical
+// between runs with the same seed and inputs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace steptp::dataset {
+
+struct StrategyCounts {
+  std::string category;
+  std::string difficulty;
+  int64_t verified = 0;      // verified records (before de-duplication)
+  int64_t unique = 0;        // after de-duplication
+  int64_t single_kept = 0;   // single-answer samples (train + test)
+  int64_t multi_labels = 0;  // labels inside multi-answer samples (train + test)
+};
+
+struct LengthSummary {
+  int64_t count = 0;
+  int64_t mean = 0;
+  int64_t median = 0;
+  int64_t max = 0;
+};
+LengthSummary summarize_lengths(std::vector<int64_t> lengths);
+
+struct DatasetStats {
+  int64_t units = 0;
+  int64_t units_skipped = 0;   // import failures and over-budget instances
+  int64_t states = 0;
+  int64_t candidates = 0;
+  int64_t verified = 0;
+  int64_t unique = 0;
+  int64_t duplicates = 0;
+  std::map<std::string, int64_t> rejected;
+  std::map<std::string, std::string> skipped_units;  // unit → reason
+  std::map<std::string, StrategyCounts> per_strategy;
+  std::map<std::string, int64_t> single_by_category;
+  std::map<std::string, int64_t> single_by_difficulty;
+  std::map<int, int64_t> single_by_depth;
+  std::map<std::string, int64_t> filter_verdicts;
+  int64_t single_train = 0, single_test = 0, multi_train = 0, multi_test = 0;
+  std::vector<std::string> test_workloads;
+  int64_t train_workloads = 0;
+  double hard_share_single = 0;  // hard single samples / all single samples
+  double hard_share_labels = 0;  // hard labels / all labels (single + multi), as the paper counts
+  LengthSummary single_tokens, multi_tokens;
+};
+
+nlohmann::json to_json(const DatasetStats& s);
+std::string to_markdown(const DatasetStats& s);
+// A horizontal bar chart of single samples per strategy, coloured by difficulty.
+std::string strategy_chart_svg(const DatasetStats& s);
+
+}  // namespace steptp::dataset

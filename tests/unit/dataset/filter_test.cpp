@@ -1,0 +1,146 @@
+// Tests of de-duplication, the workload split, the single-answer filter and the multi draws,
+// on synthetic records whose expected outcome is counted by hand.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "dataset/filter.h"
+
+namespace steptp::dataset {
+namespace {
+
+StepRecord make(std::string strategy, std::string difficulty, int k, std::string unit = "W.small",
+                std::string original = "B^{4}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx};];") {
+  StepRecord r;
+  r.unit = unit;
+  r.workload = unit.substr(0, unit.find('.'));
+  r.strategy = std::move(strategy);
+  r.difficulty = std::move(difficulty);
+  r.site = r.strategy + "(k=" + std::to_string(k) + ")";
+  r.declarations = "input A f64[4]\noutput C f64[4]\n";
+  r.original = std::move(original);
+  r.transformed = "B^{4}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx}*" + std::to_string(k + 1) + ";];";
+  r.original_hash = 1;
+  r.transformed_hash = static_cast<uint64_t>(k) + 100;
+  return r;
+}
+
+std::vector<size_t> all(const std::vector<StepRecord>& r) {
+  std::vector<size_t> v(r.size());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i;
+  return v;
+}
+
+int64_t kept(const std::vector<FilterVerdict>& v) {
+  int64_t n = 0;
+  for (FilterVerdict x : v) n += x == FilterVerdict::kKept;
+  return n;
+}
+
+TEST(Filter, VeryEasyIsCappedAtFifty) {
+  std::vector<StepRecord> r;
+  for (int k = 0; k < 300; ++k) r.push_back(make("factorization", "very_easy", k));
+  FilterOptions o;
+  auto v = filter_single(r, all(r), o, "train");
+  // p = 0.5 over 300 draws: reaching 50 kept is all but certain; the cap then stops it.
+  EXPECT_EQ(kept(v), 50);
+}
+
+TEST(Filter, SecondVeryEasyListIsCappedAtTen) {
+  std::vector<StepRecord> r;
+  for (int k = 0; k < 300; ++k) r.push_back(make("together", "very_easy", k));
+  EXPECT_EQ(kept(filter_single(r, all(r), FilterOptions{}, "train")), 10);
+}
+
+TEST(Filter, HardIsKeptUpToTheStrategyCap) {
+  std::vector<StepRecord> r;
+  for (int k = 0; k < 40; ++k) r.push_back(make("loop_tiling", "hard", k));
+  FilterOptions o;
+  EXPECT_EQ(kept(filter_single(r, all(r), o, "train")), 40);
+  o.single_cap = 25;
+  auto v = filter_single(r, all(r), o, "train");
+  EXPECT_EQ(kept(v), 25);
+  int64_t capped = 0;
+  for (FilterVerdict x : v) capped += x == FilterVerdict::kCap;
+  EXPECT_EQ(capped, 15);
+}
+
+TEST(Filter, ProbabilityZeroKeepsNothingAndOneKeepsEverything) {
+  std::vector<StepRecord> r;
+  for (int k = 0; k < 20; ++k) r.push_back(make("loop_unrolling", "easy", k));
+  FilterOptions o;
+  o.easy = {0.0, -1};
+  EXPECT_EQ(kept(filter_single(r, all(r), o, "train")), 0);
+  o.easy = {1.0, -1};
+  EXPECT_EQ(kept(filter_single(r, all(r), o, "train")), 20);
+}
+
+TEST(Filter, ProbabilityIsRoughlyHonoured) {
+  std::vector<StepRecord> r;
+  for (int k = 0; k < 2000; ++k) r.push_back(make("loop_unrolling", "easy", k));
+  FilterOptions o;
+  o.easy = {0.3, -1};
+  o.single_cap = -1;
+  const int64_t n = kept(filter_single(r, all(r), o, "train"));
+  EXPECT_GT(n, 480);  // 600 expected, sd ≈ 20
+  EXPECT_LT(n, 720);
+}
+
+TEST(Filter, SeededAndReproducible) {
+  std::vector<StepRecord> r;
+  for (int k = 0; k < 200; ++k) r.push_back(make("factorization", "very_easy", k));
+  FilterOptions a, b;
+  b.seed = 99;
+  EXPECT_EQ(filter_single(r, all(r), a, "train"), filter_single(r, all(r), a, "train"));
+  EXPECT_NE(filter_single(r, all(r), a, "train"), filter_single(r, all(r), b, "train"));
+}
+
+TEST(Filter, DeduplicateKeepsTheFirstOfStructurallyEqualSteps) {
+  std::vector<StepRecord> r = {make("loop_split", "hard", 1), make("loop_tiling", "hard", 1),
+                               make("loop_split", "hard", 2)};
+  EXPECT_EQ(deduplicate(r), (std::vector<size_t>{0, 2}));
+}
+
+TEST(Filter, DeduplicateComparesStructureNotOnlyHashes) {
+  std::vector<StepRecord> r = {make("loop_split", "hard", 1), make("loop_split", "hard", 2)};
+  r[1].transformed_hash = r[0].transformed_hash;  // forced collision, different programs
+  EXPECT_EQ(deduplicate(r), (std::vector<size_t>{0, 1}));
+}
+
+TEST(Filter, HeldOutWorkloadsAreAFractionAndNeverAll) {
+  std::vector<std::string> w;
+  for (int i = 0; i < 20; ++i) w.push_back("W" + std::to_string(i));
+  w.push_back("W3");  // duplicates count once
+  std::set<std::string> test = held_out_workloads(w, 0.1, 0);
+  EXPECT_EQ(test.size(), 2u);
+  EXPECT_EQ(held_out_workloads(w, 0.1, 0), test);
+  EXPECT_EQ(held_out_workloads({"A", "B"}, 0.9, 0).size(), 1u);
+  EXPECT_TRUE(held_out_workloads({"A"}, 0.5, 0).empty());
+}
+
+TEST(Filter, MultiSamplesShareOneOriginalAndSkipVeryEasy) {
+  std::vector<StepRecord> r;
+  for (int k = 0; k < 6; ++k) r.push_back(make("loop_tiling", "hard", k, "W.small", "orig1"));
+  for (int k = 6; k < 9; ++k) r.push_back(make("factorization", "very_easy", k, "W.small", "orig1"));
+  for (int k = 9; k < 12; ++k) r.push_back(make("loop_split", "hard", k, "W.small", "orig2"));
+  r.push_back(make("loop_split", "hard", 12, "V.small", "orig3"));  // alone: no sample
+  FilterOptions o;
+  auto samples = draw_multi(r, all(r), o, "train");
+  ASSERT_FALSE(samples.empty());
+  std::set<std::vector<size_t>> distinct;
+  for (const auto& s : samples) {
+    EXPECT_GE(s.size(), 2u);
+    EXPECT_LE(s.size(), static_cast<size_t>(o.multi_max_labels));
+    EXPECT_TRUE(distinct.insert(s).second);
+    for (size_t i : s) {
+      EXPECT_NE(r[i].difficulty, "very_easy");
+      EXPECT_EQ(r[i].original, r[s.front()].original);
+      EXPECT_NE(i, 12u);
+    }
+  }
+  EXPECT_EQ(samples, draw_multi(r, all(r), o, "train"));
+}
+
+}  // namespace
+}  // namespace steptp::dataset
