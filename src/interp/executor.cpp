@@ -282,7 +282,9 @@ class Executor {
     }
     const auto& shape = cp_.table.tensors[a.tensor].shape;
     const auto& strides = cp_.strides[a.tensor];
-    idx_.resize(a.dims.size());
+    // Local, not a member: a non-affine dimension may gather through another access,
+    // whose own address() would overwrite the indices collected so far.
+    std::vector<int64_t> idx(a.dims.size());
     for (size_t d = 0; d < a.dims.size(); ++d) {
       const DimIndex& di = a.dims[d];
       int64_t v = di.constant;
@@ -291,16 +293,16 @@ class Executor {
       } else if (!eval_index(di.node, lane, v)) {
         return false;
       }
-      idx_[d] = v;
+      idx[d] = v;
     }
     addr = 0;
     for (size_t d = 0; d < a.dims.size(); ++d) {
-      if (idx_[d] < 0 || idx_[d] >= shape[d])
+      if (idx[d] < 0 || idx[d] >= shape[d])
         return fail("out_of_bounds",
                     fmt::format("{} of {}{} is out of bounds for shape {}",
                                 a.is_write ? "write" : "read", cp_.table.tensors[a.tensor].name,
-                                tuple_text(idx_), tuple_text(shape)));
-      addr += idx_[d] * strides[d];
+                                tuple_text(idx), tuple_text(shape)));
+      addr += idx[d] * strides[d];
     }
     return true;
   }
@@ -574,7 +576,6 @@ class Executor {
   std::vector<int64_t> written_count_;
   std::vector<std::vector<int64_t>> writer_, reader_;
   std::vector<uint64_t> thread_mult_;
-  std::vector<int64_t> idx_;
   const TopBlock* top_ = nullptr;
   const CompiledStmt* stmt_ = nullptr;
   int lane_slot_ = -1;
