@@ -29,6 +29,11 @@ constexpr Factory kFactories[] = {
     make_loop_vectorization,    // 15
     make_loop_binding,          // 16
     make_reduction_factorization,  // 17
+    make_cache_read_write,  // 18
+    make_layout_transformation,  // 19
+    make_set_storage_scope,  // 20
+    make_set_storage_layout,  // 21
+    make_precompute_indices,  // 22
     make_factorization,  // 23
     make_expand_factorization,  // 24
     make_cancellation,  // 25

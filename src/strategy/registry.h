@@ -42,6 +42,12 @@ std::unique_ptr<Strategy> make_loop_parallelization();
 std::unique_ptr<Strategy> make_loop_vectorization();
 std::unique_ptr<Strategy> make_loop_binding();
 std::unique_ptr<Strategy> make_reduction_factorization();
+// memory (src/strategy/memory/)
+std::unique_ptr<Strategy> make_cache_read_write();
+std::unique_ptr<Strategy> make_layout_transformation();
+std::unique_ptr<Strategy> make_set_storage_scope();
+std::unique_ptr<Strategy> make_set_storage_layout();
+std::unique_ptr<Strategy> make_precompute_indices();
 // math (src/strategy/math/)
 std::unique_ptr<Strategy> make_factorization();
 std::unique_ptr<Strategy> make_expand_factorization();
