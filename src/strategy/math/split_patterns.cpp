@@ -30,11 +30,13 @@ void collect(const leir::Block& b, BlockPath path, std::vector<std::string> vars
   }
 }
 
-// Pre-order over value positions: accesses are leaves, comparisons are skipped.
+// Pre-order over value positions: accesses are leaves; comparisons and the lazy branches of
+// if_then_else are skipped (a read there may only be valid under its guard, e.g. X_{k-1}).
 ExprRef replace_walk(const ExprRef& e, size_t& n,
                      const std::function<bool(const ExprRef&)>& pred,
                      const std::function<ExprRef(const ExprRef&)>& make) {
   if (e->kind() == ExprKind::kCompare) return e;
+  if (e->kind() == ExprKind::kCall && e->function() == leir::Function::kIfThenElse) return e;
   if (pred(e)) {
     if (n == 0) {
       n = SIZE_MAX;

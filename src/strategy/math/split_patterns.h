@@ -32,8 +32,9 @@ Outcome<StmtRef> site_statement(const leir::Program& p, const Site& s, std::stri
 // Site(strategy).set_block(path).set_int("stmt", index).
 Site statement_site(std::string_view strategy, const StmtRef& r);
 
-// The tensor reads of an expression that are values (not inside a subscript or a comparison),
-// in pre-order; `operand=i` in a site is an index into this list.
+// The tensor reads of an expression that are values (not inside a subscript, a comparison or
+// an if_then_else, whose reads may be valid only under their guard), in pre-order;
+// `operand=i` in a site is an index into this list.
 std::vector<leir::ExprRef> value_operands(const leir::ExprRef& e);
 // The same expression with its n-th node satisfying `pred` (pre-order, values only) replaced.
 leir::ExprRef replace_nth(const leir::ExprRef& e, size_t n,
