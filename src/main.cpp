@@ -21,6 +21,7 @@ constexpr CommandEntry kCommands[] = {
     {"strategies", steptp::cli::setup_strategies_command},
     {"sites", steptp::cli::setup_sites_command},
     {"apply", steptp::cli::setup_apply_command},
+    {"optimize", steptp::cli::setup_optimize_command},
     {"build-dataset", steptp::cli::setup_build_dataset_command},
 };
 

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# bench/search/run_search_cpu.sh — `steptp optimize` (beam search, cost policy) on catalog
+# workloads of levels 1 and 2, on this machine's CPU: the speedup of the best verified program
+# over the naive compiled C, and over PyTorch eager (same threads, same dtype). Writes the raw
+# reports (JSON lines) and docs/bench/search_cpu.md (render_search_cpu.py).
+#
+# Shapes: `--shapes auto` — a workload's default shapes when their static work is at most
+# --work-limit statement executions, else its small shapes (the report says which). Workloads
+# alternate between the levels, so a run cut short by --budget-s still covers both.
+#
+# Usage: bench/search/run_search_cpu.sh [--steptp BIN] [--count N] [--budget N] [--threads N]
+#          [--beam-width N] [--work-limit N] [--repeats N] [--warmup N] [--budget-s S]
+#          [--only REGEX] [--results FILE] [--doc FILE] [--note TEXT]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+steptp="$root/build/steptp"
+count=30
+budget=12
+threads=1
+beam_width=2
+work_limit=100000000
+repeats=5
+warmup=1
+budget_s=3600
+only=""
+note=""
+results="$root/bench/search/results/search_cpu.jsonl"
+doc="$root/docs/bench/search_cpu.md"
+command_line="bench/search/run_search_cpu.sh $*"
+
+while (($#)); do
+  case "$1" in
+    --steptp) steptp=$2; shift 2 ;;
+    --count) count=$2; shift 2 ;;
+    --budget) budget=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --beam-width) beam_width=$2; shift 2 ;;
+    --work-limit) work_limit=$2; shift 2 ;;
+    --repeats) repeats=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
+    --budget-s) budget_s=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --note) note=$2; shift 2 ;;
+    --results) results=$2; shift 2 ;;
+    --doc) doc=$2; shift 2 ;;
+    *) echo "run_search_cpu: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[[ -x $steptp ]] || { echo "run_search_cpu: no steptp binary at $steptp (--steptp)" >&2; exit 2; }
+cd "$root"
+mkdir -p "$(dirname "$results")" "$(dirname "$doc")"
+: > "$results"
+reports="$results.reports"
+rm -rf "$reports"
+mkdir -p "$reports"
+
+facts_file="$results.facts"
+{
+  echo "date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "cpu_model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)"
+  echo "cores=$(nproc)"
+  echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "compiler=$(${STEPTP_CC:-cc} --version | head -1)"
+  echo "torch=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)"
+  echo "command=$command_line"
+  echo "optimize=steptp optimize WORKLOAD --search beam --policy cost --budget $budget --beam-width $beam_width --threads $threads --repeats $repeats --warmup $warmup --shapes auto --work-limit $work_limit --torch --json"
+  echo "note=$note"
+} > "$facts_file"
+
+mapfile -t workloads < <(python3 - "$only" "$count" <<'PY'
+import json, os, re, sys
+only, count = sys.argv[1], int(sys.argv[2])
+cat = json.load(open("workloads/catalog.json"))["workloads"]
+by_level = {1: [], 2: []}
+for w in cat:
+    if w["level"] in by_level and (not only or re.search(only, w["name"])):
+        if os.path.exists(f"workloads/graphs/{w['name']}.json") or \
+           os.path.exists(f"workloads/graphs/{w['name']}.small.json"):
+            by_level[w["level"]].append(w["name"])
+a, b = sorted(by_level[1]), sorted(by_level[2])
+out = []
+for i in range(max(len(a), len(b))):
+    for lst, lvl in ((a, 1), (b, 2)):
+        if i < len(lst):
+            out.append(f"{lst[i]}\t{lvl}")
+print("\n".join(out[:count]))
+PY
+)
+
+start=$(date +%s)
+for entry in "${workloads[@]}"; do
+  name=${entry%%$'\t'*}
+  level=${entry##*$'\t'}
+  now=$(date +%s)
+  if ((now - start > budget_s)); then
+    printf '{"workload":"%s","level":%s,"status":"not_run","note":"time budget"}\n' \
+      "$name" "$level" >> "$results"
+    continue
+  fi
+  err=$(mktemp)
+  rc=0
+  timeout 900 "$steptp" optimize "$name" --search beam --policy cost --budget "$budget" \
+    --beam-width "$beam_width" --threads "$threads" --repeats "$repeats" --warmup "$warmup" \
+    --shapes auto --work-limit "$work_limit" --torch --out "$reports/$name" > /dev/null 2> "$err" \
+    || rc=$?
+  python3 - "$name" "$level" "$rc" "$reports/$name/report.json" "$err" "$(( $(date +%s) - now ))" \
+    >> "$results" <<'PY'
+import json, os, sys
+name, level, rc, report, err, secs = sys.argv[1:]
+j = {"workload": name, "level": int(level), "rc": int(rc), "wall_s": int(secs)}
+if rc == "0" and os.path.exists(report):
+    r = json.load(open(report))
+    j.update({
+        "status": "ok",
+        "source": r["source"],
+        "verify_engine": r["verify_engine"],
+        "baseline_ms": r["baseline_ms"],
+        "best_ms": r["best"]["time_ms"],
+        "speedup": r["best"]["speedup"],
+        "trace": r["best"]["trace"],
+        "stats": r["stats"],
+    })
+    t = r.get("torch", {})
+    if "median_ms" in t:
+        j["torch_ms"] = t["median_ms"]
+        j["torch_blas"] = t.get("blas")
+    elif "error" in t:
+        j["torch_error"] = t["error"][-300:]
+else:
+    j["status"] = "timeout" if rc == "124" else "failed"
+    lines = [l for l in open(err).read().splitlines() if l.strip()]
+    j["error"] = " ".join(lines[-3:])[:300]
+print(json.dumps(j))
+PY
+  rm -f "$err"
+  echo "$(date +%H:%M:%S) $name: $(tail -1 "$results" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["status"], j.get("speedup"), j.get("torch_ms"))')"
+done
+echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$facts_file"
+echo "elapsed_s=$(( $(date +%s) - start ))" >> "$facts_file"
+python3 "$here/render_search_cpu.py" "$results" "$facts_file" > "$doc"
+echo "run_search_cpu: wrote $doc"

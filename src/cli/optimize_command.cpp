@@ -1,0 +1,138 @@
+// cli/optimize_command.cpp — `steptp optimize FILE|WORKLOAD --search ALG --policy P ...`:
+// multi-step search for a faster, verified program (search/optimize.h). Prints a summary (or
+// the JSON report with --json) and, with --out DIR, writes report.json, report.md and
+// best.leir there.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "cli/command.h"
+#include "cli/commands.h"
+#include "search/optimize.h"
+
+namespace steptp::cli {
+
+void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
+  struct Flags {
+    std::string spec;
+    std::string search = "beam";
+    std::string policy = "cost";
+    int budget = 20;
+    std::string shapes = "auto";
+    std::string verify_engine = "auto";
+    std::string backup = "max";
+    std::string out;
+    bool json = false;
+    search::OptimizeOptions options;
+  };
+  auto f = std::make_shared<Flags>();
+  search::OptimizeOptions& o = f->options;
+  CLI::App* cmd = app.add_subcommand(
+      "optimize",
+      "Search for a faster equivalent program: every candidate is verified against the initial "
+      "program and timed; reports the best program, its step trace and its speedups");
+  cmd->add_option("input", f->spec,
+                  "A .leir program, a graph .json, or a catalog workload name")->required();
+  cmd->add_option("--search", f->search, "chain | greedy | beam | dfs | bfs | mcts")
+      ->check(CLI::IsMember({"chain", "greedy", "beam", "dfs", "bfs", "mcts"}));
+  cmd->add_option("--policy", f->policy, "llm | enumerate | random | cost")
+      ->check(CLI::IsMember({"llm", "enumerate", "random", "cost"}));
+  cmd->add_option("--budget", f->budget,
+                  "Policy calls, and candidates verified+measured (each at most N)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--max-depth", o.search.budget.max_depth, "Most steps from the initial program")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--beam-width", o.search.beam_width, "Beam width")->check(CLI::Range(1, 1000));
+  cmd->add_option("--proposals", o.proposals,
+                  "Proposals per expansion (default: chain 1, mcts 2, others 3)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--uct-c", o.search.uct_c, "MCTS exploration constant");
+  cmd->add_option("--backup", f->backup, "MCTS backup: max | mean")
+      ->check(CLI::IsMember({"max", "mean"}));
+  cmd->add_option("--target", o.target, "cpu | cuda (cuda needs a GPU)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_option("--threads", o.threads, "OpenMP threads for every measurement (and PyTorch)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--repeats", o.repeats, "Timed runs per measurement (median)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--warmup", o.warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
+  cmd->add_option("--seed", o.seed, "Seed of the random policy and of verification inputs");
+  cmd->add_option("--shapes", f->shapes,
+                  "Catalog workloads: auto (default shapes unless over --work-limit) | default | "
+                  "small")
+      ->check(CLI::IsMember({"auto", "default", "small"}));
+  cmd->add_option("--work-limit", o.work_limit,
+                  "--shapes auto: most statement executions for the default shapes");
+  cmd->add_option("--verify-engine", f->verify_engine, "auto | interpreter | compiled")
+      ->check(CLI::IsMember({"auto", "interpreter", "compiled"}));
+  cmd->add_option("--workloads", o.workloads_dir, "The catalog folder (catalog.json, graphs/)");
+  cmd->add_flag("--torch", o.torch, "Also time PyTorch eager (python/torch_baseline.py)");
+  cmd->add_option("--torch-script", o.torch_script, "Path of torch_baseline.py");
+  cmd->add_option("--endpoint", o.endpoint, "OpenAI-compatible server URL (--policy llm)");
+  cmd->add_option("--model", o.model, "Model name on that server (--policy llm)");
+  cmd->add_flag("--json", f->json, "Print the JSON report");
+  cmd->add_option("--out", f->out, "Write report.json, report.md and best.leir into DIR");
+
+  cmd->callback([f, &ctx] {
+    search::OptimizeOptions o = f->options;
+    o.algorithm = *search::algorithm_from_name(f->search);
+    o.policy = f->policy;
+    o.search.budget.policy_calls = f->budget;
+    o.search.budget.candidates = f->budget;
+    o.search.backup = f->backup == "mean" ? search::Backup::kMean : search::Backup::kMax;
+    static const std::map<std::string, search::ShapeChoice> kShapes = {
+        {"auto", search::ShapeChoice::kAuto},
+        {"default", search::ShapeChoice::kDefault},
+        {"small", search::ShapeChoice::kSmall}};
+    static const std::map<std::string, search::VerifyEngineChoice> kEngines = {
+        {"auto", search::VerifyEngineChoice::kAuto},
+        {"interpreter", search::VerifyEngineChoice::kInterpreter},
+        {"compiled", search::VerifyEngineChoice::kCompiled}};
+    o.shapes = kShapes.at(f->shapes);
+    o.verify_engine = kEngines.at(f->verify_engine);
+
+    Result<search::OptimizeResult> r = search::optimize(f->spec, o);
+    if (!r.ok()) {
+      std::cerr << "steptp optimize: " << r.error().render() << "\n";
+      ctx.exit_code = kExitBadInput;
+      return;
+    }
+    if (!f->out.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(f->out, ec);
+      namespace fs = std::filesystem;
+      if (ec || !write_file_atomic((fs::path(f->out) / "report.json").string(),
+                                   r->json.dump(2) + "\n") ||
+          !write_file_atomic((fs::path(f->out) / "report.md").string(), r->markdown) ||
+          !write_file_atomic((fs::path(f->out) / "best.leir").string(), r->best_program)) {
+        if (ec) std::cerr << "steptp optimize: cannot create " << f->out << ": " << ec.message() << "\n";
+        ctx.exit_code = kExitBadInput;
+        return;
+      }
+    }
+    if (f->json) {
+      std::cout << r->json.dump(2) << "\n";
+      return;
+    }
+    const nlohmann::json& j = r->json;
+    std::cout << fmt::format("{}: {} search, {} policy: best {:.2f}x over the naive C ({:.4f} -> "
+                             "{:.4f} ms) after {} policy calls, {} candidates ({} accepted)\n",
+                             j["workload"].get<std::string>(), j["search"].get<std::string>(),
+                             j["policy"].get<std::string>(), r->speedup,
+                             j["baseline_ms"].get<double>(), j["best"]["time_ms"].get<double>(),
+                             j["stats"]["policy_calls"].get<int>(),
+                             j["stats"]["candidates"].get<int>(),
+                             j["stats"]["accepted"].get<int>());
+    if (j.contains("torch") && j["torch"].contains("median_ms"))
+      std::cout << fmt::format("  PyTorch eager: {:.4f} ms; best is {:.2f}x faster\n",
+                               j["torch"]["median_ms"].get<double>(),
+                               j["torch"]["speedup_of_best"].get<double>());
+    for (const auto& s : j["best"]["trace"]) std::cout << "  " << s.get<std::string>() << "\n";
+    for (const auto& [reason, count] : j["stats"]["failures"].items())
+      std::cout << fmt::format("  rejected ({}): {}\n", reason, count.get<int>());
+  });
+}
+
+}  // namespace steptp::cli

@@ -1,0 +1,52 @@
+// search/compiled_evaluator.cpp — verify with verify::Verifier, measure compiled C.
+#include "search/compiled_evaluator.h"
+
+namespace steptp::search {
+
+CompiledEvaluator::CompiledEvaluator(leir::Program initial, CompiledEvaluatorOptions options)
+    : initial_(std::move(initial)), options_(options) {
+  switch (options_.engine) {
+    case VerifyEngineChoice::kInterpreter: engine_ = verify::Engine::kInterpreter; break;
+    case VerifyEngineChoice::kCompiled: engine_ = verify::Engine::kCompiled; break;
+    case VerifyEngineChoice::kAuto:
+      engine_ = codegen::static_work(initial_) <= options_.interpreter_work_limit
+                    ? verify::Engine::kInterpreter
+                    : verify::Engine::kCompiled;
+      break;
+  }
+  if (engine_ != verify::Engine::kInterpreter && !verify::has_compiled_engine()) {
+    // The verifier cannot depend on codegen; whoever uses both installs the compiled engine.
+    verify::set_compiled_engine([](const leir::Program& p, const std::vector<leir::TensorData>& in) {
+      return codegen::run_compiled(p, in);
+    });
+  }
+}
+
+std::string CompiledEvaluator::verify_engine() const {
+  return std::string(verify::engine_name(engine_));
+}
+
+Verdict CompiledEvaluator::verify(const leir::Program& candidate) {
+  if (!verifier_) {
+    verify::VerifyOptions o;
+    o.num_seeds = options_.verify_seeds;
+    o.seed = options_.verify_seed;
+    o.engine = engine_;
+    verifier_ = std::make_unique<verify::Verifier>(initial_, o);
+  }
+  verify::VerifyReport report = verifier_->check(candidate);
+  return Verdict{std::string(verify::status_name(report.status)), report.message};
+}
+
+Result<double> CompiledEvaluator::measure(const leir::Program& program) {
+  codegen::CEngineOptions engine_options;
+  engine_options.threads = options_.timing.threads;
+  Result<codegen::CompiledKernel> kernel = codegen::CompiledKernel::build(program, engine_options);
+  if (!kernel.ok()) return std::move(kernel).error();
+  Result<codegen::KernelBuffers> buffers = kernel->prepare(codegen::deterministic_inputs(program));
+  if (!buffers.ok()) return std::move(buffers).error();
+  codegen::Timing t = codegen::time_kernel(*kernel, *buffers, options_.timing);
+  return t.median_ms;
+}
+
+}  // namespace steptp::search

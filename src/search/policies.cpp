@@ -1,0 +1,115 @@
+// search/policies.cpp — enumerate, random and cost policies over the strategy registry.
+#include "search/policies.h"
+
+#include <algorithm>
+#include <numeric>
+#include <limits>
+#include <random>
+
+#include "strategy/registry.h"
+
+namespace steptp::search {
+
+std::vector<strategy::Site> feasible_steps(const leir::Program& p) {
+  std::vector<strategy::Site> out;
+  for (const strategy::Strategy* s : strategy::all_strategies())
+    for (strategy::Site& site : strategy::feasible_sites(*s, p)) out.push_back(std::move(site));
+  return out;
+}
+
+Result<leir::Program> apply_step(const leir::Program& p, const strategy::Site& site) {
+  const strategy::Strategy* s = strategy::find_strategy(site.strategy());
+  if (s == nullptr)
+    return Error::make("bad_site", "no strategy named '" + site.strategy() + "'");
+  strategy::Outcome<leir::Program> next = s->apply(p, site);
+  if (!next.ok()) return Error::make("infeasible", next.infeasible().render());
+  return std::move(next).value();
+}
+
+Result<leir::Program> apply_step_text(const leir::Program& p, std::string_view step) {
+  Result<strategy::Site> site = strategy::parse_site(step);
+  if (!site.ok()) return Error::make("bad_site", site.error().render());
+  return apply_step(p, *site);
+}
+
+Result<leir::Program> replay(const leir::Program& initial, const std::vector<std::string>& steps) {
+  leir::Program p = initial;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].rfind("llm:", 0) == 0)
+      return Error::make("not_replayable",
+                         "step " + std::to_string(i + 1) + " is a model answer, not a site");
+    Result<leir::Program> next = apply_step_text(p, steps[i]);
+    if (!next.ok())
+      return Error::make(next.error().category,
+                         "step " + std::to_string(i + 1) + " (" + steps[i] +
+                             "): " + next.error().message);
+    p = std::move(next).value();
+  }
+  return p;
+}
+
+// ---- enumerate ---------------------------------------------------------------------------------
+
+const std::vector<strategy::Site>& EnumeratePolicy::ranked_steps(const leir::Program& p) {
+  size_t key = leir::hash_value(p);
+  auto it = cache_.find(key);
+  if (it == cache_.end()) it = cache_.emplace(key, feasible_steps(p)).first;
+  return it->second;
+}
+
+std::vector<Proposal> EnumeratePolicy::take(const PolicyRequest& request,
+                                            const std::vector<strategy::Site>& steps) {
+  std::vector<Proposal> out;
+  for (const strategy::Site& site : steps) {
+    if (static_cast<int>(out.size()) >= request.n) break;
+    std::string text = site.to_string();
+    if (request.tried.count(text)) continue;
+    out.emplace_back(text, apply_step(request.program, site));
+  }
+  return out;
+}
+
+std::vector<Proposal> EnumeratePolicy::propose(const PolicyRequest& request) {
+  return take(request, ranked_steps(request.program));
+}
+
+// ---- random ------------------------------------------------------------------------------------
+
+const std::vector<strategy::Site>& RandomPolicy::ranked_steps(const leir::Program& p) {
+  size_t key = leir::hash_value(p);
+  auto it = shuffled_.find(key);
+  if (it != shuffled_.end()) return it->second;
+  std::vector<strategy::Site> steps = EnumeratePolicy::ranked_steps(p);
+  // Our own Fisher–Yates over mt19937_64 (std::shuffle's algorithm is unspecified, so its order
+  // would differ between standard libraries).
+  std::mt19937_64 rng(seed_ ^ (static_cast<uint64_t>(key) * 0x9e3779b97f4a7c15ULL));
+  for (size_t i = steps.size(); i > 1; --i) {
+    size_t j = static_cast<size_t>(rng() % i);
+    std::swap(steps[i - 1], steps[j]);
+  }
+  return shuffled_.emplace(key, std::move(steps)).first->second;
+}
+
+// ---- cost --------------------------------------------------------------------------------------
+
+const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program& p) {
+  size_t key = leir::hash_value(p);
+  auto it = ranked_.find(key);
+  if (it != ranked_.end()) return it->second;
+  const std::vector<strategy::Site>& steps = EnumeratePolicy::ranked_steps(p);
+  std::vector<double> cost(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    Result<leir::Program> next = apply_step(p, steps[i]);
+    // A step that does not apply goes last; the engine will record why.
+    cost[i] = next.ok() ? estimated_cost(*next, options_) : std::numeric_limits<double>::max();
+  }
+  std::vector<size_t> order(steps.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost[a] < cost[b]; });
+  std::vector<strategy::Site> ranked;
+  ranked.reserve(order.size());
+  for (size_t i : order) ranked.push_back(steps[i]);
+  return ranked_.emplace(key, std::move(ranked)).first->second;
+}
+
+}  // namespace steptp::search
