@@ -3,10 +3,10 @@
 // block compute into a new buffer and copies the result back to the tensor after it.
 //
 //   before: B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
-//   read C: B^{6}_{tx=0}L^{8}_{c=0}[H^{f64,l}_{c,tx}=C^{f64,g}_{c,tx};];
-//           B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*H^{f64,l}_{c,a};];
-//   write E: B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[H^{f64,s}_{tx,a}=H^{f64,s}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
-//            B^{4}_{tx=0}L^{6}_{a=0}[E^{f64,g}_{tx,a}=H^{f64,s}_{tx,a};];
+//   read C: B^{6}_{tx=0}L^{8}_{c=0}[D^{f64,l}_{c,tx}=C^{f64,g}_{c,tx};];
+//           B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*D^{f64,l}_{c,a};];
+//   write E: B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[D^{f64,s}_{tx,a}=D^{f64,s}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
+//            B^{4}_{tx=0}L^{6}_{a=0}[E^{f64,g}_{tx,a}=D^{f64,s}_{tx,a};];
 //
 // Preconditions: 1. a top-level block; 2. mode is read or write, scope is s or l; 3. (read) the
 // block reads the tensor without writing it, and (write) the block writes it; 4. all its accesses

@@ -3,8 +3,8 @@
 // dimension into i//f, i%f), and makes the block read that buffer.
 //
 //   before:  B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
-//   flatten A: B^{4}_{tx=0}L^{8}_{c=0}[H^{f64,g}_{tx*8+c}=A^{f64,g}_{tx,c};];
-//              B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+H^{f64,g}_{tx*8+c}*C^{f64,g}_{c,a};];
+//   flatten A: B^{4}_{tx=0}L^{8}_{c=0}[D^{f64,g}_{tx*8+c}=A^{f64,g}_{tx,c};];
+//              B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+D^{f64,g}_{tx*8+c}*C^{f64,g}_{c,a};];
 //
 // Preconditions: 1. a top-level block; 2. that is not itself a plain copy (re-laying out a copy
 // only stacks copies); 3. it reads the tensor without writing it, always through one subscript of
