@@ -23,6 +23,8 @@ constexpr CommandEntry kCommands[] = {
     {"apply", steptp::cli::setup_apply_command},
     {"optimize", steptp::cli::setup_optimize_command},
     {"build-dataset", steptp::cli::setup_build_dataset_command},
+    {"eval-single", steptp::cli::setup_eval_single_command},
+    {"fake-llm", steptp::cli::setup_fake_llm_command},
 };
 
 }  // namespace

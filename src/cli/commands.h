@@ -18,4 +18,7 @@ void setup_apply_command(CLI::App& app, CommandContext& ctx);
 void setup_optimize_command(CLI::App& app, CommandContext& ctx);
 void setup_build_dataset_command(CLI::App& app, CommandContext& ctx);
 
+void setup_eval_single_command(CLI::App& app, CommandContext& ctx);
+void setup_fake_llm_command(CLI::App& app, CommandContext& ctx);
+
 }  // namespace steptp::cli
