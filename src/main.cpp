@@ -21,6 +21,8 @@ constexpr CommandEntry kCommands[] = {
     {"strategies", steptp::cli::setup_strategies_command},
     {"sites", steptp::cli::setup_sites_command},
     {"apply", steptp::cli::setup_apply_command},
+    {"import", steptp::cli::setup_import_command},
+    {"workloads", steptp::cli::setup_workloads_command},
     {"optimize", steptp::cli::setup_optimize_command},
     {"build-dataset", steptp::cli::setup_build_dataset_command},
     {"eval-single", steptp::cli::setup_eval_single_command},

@@ -15,6 +15,9 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx);
 void setup_strategies_command(CLI::App& app, CommandContext& ctx);
 void setup_sites_command(CLI::App& app, CommandContext& ctx);
 void setup_apply_command(CLI::App& app, CommandContext& ctx);
+
+void setup_import_command(CLI::App& app, CommandContext& ctx);
+void setup_workloads_command(CLI::App& app, CommandContext& ctx);
 void setup_optimize_command(CLI::App& app, CommandContext& ctx);
 void setup_build_dataset_command(CLI::App& app, CommandContext& ctx);
 

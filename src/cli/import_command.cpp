@@ -1,0 +1,128 @@
+// cli/import_command.cpp — `steptp import FILE.py|GRAPH.json [--shapes k=v,...] [--dtype D]
+// [-o out.leir]`: a KernelBench problem file is traced by python/steptp_trace.py (run with
+// /usr/bin/python3 as a subprocess), a graph JSON is read directly; either is lowered to LEIR.
+// The tracer directory: $STEPTP_PYTHON_DIR, else next to the executable, else the source tree.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/commands.h"
+#include "frontend/importer.h"
+
+namespace steptp::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Where python/steptp_trace.py lives; empty when it cannot be found.
+fs::path find_python_dir() {
+  std::error_code ec;
+  if (const char* env = std::getenv("STEPTP_PYTHON_DIR"))
+    if (fs::exists(fs::path(env) / "steptp_trace.py", ec)) return env;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
+         dir = dir.parent_path())
+      if (fs::exists(dir / "python" / "steptp_trace.py", ec)) return dir / "python";
+  // The source tree this binary was built from (this file is src/cli/import_command.cpp).
+  fs::path src = fs::path(__FILE__).parent_path().parent_path().parent_path() / "python";
+  if (fs::exists(src / "steptp_trace.py", ec)) return src;
+  return {};
+}
+
+// Runs the tracer; on failure prints its one-line reason and returns false.
+bool trace_file(const std::string& file, const std::string& shapes, const std::string& dtype,
+                std::string& graph_json) {
+  fs::path dir = find_python_dir();
+  if (dir.empty()) {
+    std::cerr << "steptp: cannot find python/steptp_trace.py (set STEPTP_PYTHON_DIR)\n";
+    return false;
+  }
+  fs::path tmp = fs::temp_directory_path() / ("steptp-import-" + std::to_string(::getpid()));
+  fs::create_directories(tmp);
+  const fs::path out = tmp / "graph.json", err = tmp / "stderr.txt";
+  std::string cmd = "/usr/bin/python3 " + shell_quote((dir / "steptp_trace.py").string()) + " " +
+                    shell_quote(file) + " --dtype " + shell_quote(dtype) + " -o " +
+                    shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+  if (!shapes.empty()) cmd += " --shapes " + shell_quote(shapes);
+  const int rc = std::system(cmd.c_str());
+  bool ok = rc == 0 && read_file(out.string(), graph_json);
+  if (!ok) {
+    std::string msg;
+    read_file(err.string(), msg);
+    // The tracer's last line is its reason ("steptp_trace: ..."); a Python crash ends with
+    // the exception line, which is the useful one too.
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+    const size_t nl = msg.rfind('\n');
+    std::string line = nl == std::string::npos ? msg : msg.substr(nl + 1);
+    if (line.rfind("steptp_trace: ", 0) == 0) line = line.substr(14);
+    std::cerr << "steptp: cannot trace " << file << ": "
+              << (line.empty() ? "the tracer failed (exit " + std::to_string(rc) + ")" : line)
+              << "\n";
+  }
+  fs::remove_all(tmp);
+  return ok;
+}
+
+}  // namespace
+
+void setup_import_command(CLI::App& app, CommandContext& ctx) {
+  struct Flags {
+    std::string file, shapes, dtype = "f64", output;
+  };
+  auto flags = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand(
+      "import", "Lower a PyTorch problem file (KernelBench format, traced with torch.fx) or a "
+                "traced graph JSON to a LEIR program");
+  cmd->add_option("file", flags->file, "problem file (.py) or graph JSON (.json)")->required();
+  cmd->add_option("--shapes", flags->shapes,
+                  "override size variables of a .py file, e.g. batch_size=2,dim=64");
+  cmd->add_option("--dtype", flags->dtype, "element type for a .py file")
+      ->check(CLI::IsMember({"f64", "f32", "f16"}));
+  cmd->add_option("-o,--output", flags->output, "write the .leir program here (default stdout)");
+  cmd->callback([flags, &ctx] {
+    ctx.exit_code = kExitBadInput;
+    const std::string& f = flags->file;
+    const bool py = f.size() > 3 && f.substr(f.size() - 3) == ".py";
+    std::string graph;
+    if (py) {
+      std::error_code ec;
+      if (!fs::is_regular_file(f, ec)) {
+        std::cerr << "steptp: cannot read " << f << ": no such file\n";
+        return;
+      }
+      if (!trace_file(f, flags->shapes, flags->dtype, graph)) return;
+    } else {
+      if (!flags->shapes.empty()) {
+        std::cerr << "steptp: --shapes applies to a .py problem file, not to a traced graph\n";
+        return;
+      }
+      if (!read_file(f, graph)) return;
+    }
+    auto r = frontend::import_graph_json(graph, f);
+    if (!r) {
+      std::cerr << "steptp: cannot import " << f << ": " << r.error().category << ": "
+                << r.error().message << "\n";
+      return;
+    }
+    if (flags->output.empty()) {
+      std::cout << r->text;
+      if (!r->text.empty() && r->text.back() != '\n') std::cout << "\n";
+    } else if (!write_file_atomic(flags->output, r->text)) {
+      return;
+    }
+    ctx.exit_code = kExitOk;
+  });
+}
+
+}  // namespace steptp::cli
