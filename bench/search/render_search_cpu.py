@@ -46,12 +46,12 @@ def main(results_path, facts_path):
         w(f"| geometric-mean speedup of the best program over PyTorch eager | {geo_torch:.2f}× |")
     w("")
     w("## Per workload\n")
-    w("| workload | level | shapes | naive C (ms) | best (ms) | speedup | PyTorch (ms) | vs PyTorch "
-      "| calls / cands / accepted | best trace |")
-    w("|---|---:|---|---:|---:|---:|---:|---:|---|---|")
+    w("| workload | level | shapes | naive C (ms) | best (ms) | speedup | re-measured | PyTorch (ms) "
+      "| vs PyTorch | calls / cands / accepted | best trace |")
+    w("|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|")
     for r in rows:
         if r["status"] != "ok":
-            w(f"| {r['workload']} | {r['level']} | | | | {r['status']} | | | | "
+            w(f"| {r['workload']} | {r['level']} | | | | {r['status']} | | | | | "
               f"{r.get('error', r.get('note', ''))[:120]} |")
             continue
         shapes = "small" if "small shapes" in r.get("source", "") else "default"
@@ -59,8 +59,9 @@ def main(results_path, facts_path):
         vs = f"{r['torch_ms'] / r['best_ms']:.2f}×" if "torch_ms" in r else "–"
         s = r["stats"]
         trace = "<br>".join(f"`{t}`" for t in r["trace"]) or "(initial)"
+        confirmed = f"{r['confirmed_speedup']:.2f}×" if "confirmed_speedup" in r else "–"
         w(f"| {r['workload']} | {r['level']} | {shapes} | {r['baseline_ms']:.4f} | "
-          f"{r['best_ms']:.4f} | {r['speedup']:.2f}× | {torch} | {vs} | "
+          f"{r['best_ms']:.4f} | {r['speedup']:.2f}× | {confirmed} | {torch} | {vs} | "
           f"{s['policy_calls']} / {s['candidates']} / {s['accepted']} | {trace} |")
     w("")
     w("Speedups are medians of repeated runs (see the command); workloads at small shapes run in "

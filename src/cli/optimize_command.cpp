@@ -58,6 +58,9 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--repeats", o.repeats, "Timed runs per measurement (median)")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", o.warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
+  cmd->add_option("--confirm-rounds", o.confirm_rounds,
+                  "Re-measure baseline and best alternately this many times after the search")
+      ->check(CLI::Range(0, 1000));
   cmd->add_option("--seed", o.seed, "Seed of the random policy and of verification inputs");
   cmd->add_option("--shapes", f->shapes,
                   "Catalog workloads: auto (default shapes unless over --work-limit) | default | "
@@ -125,6 +128,10 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
                              j["stats"]["policy_calls"].get<int>(),
                              j["stats"]["candidates"].get<int>(),
                              j["stats"]["accepted"].get<int>());
+    if (j.contains("confirmation"))
+      std::cout << fmt::format("  re-measured alternately ({} rounds): {:.2f}x\n",
+                               j["confirmation"]["rounds"].get<int>(),
+                               j["confirmation"]["speedup"].get<double>());
     if (j.contains("torch") && j["torch"].contains("median_ms"))
       std::cout << fmt::format("  PyTorch eager: {:.4f} ms; best is {:.2f}x faster\n",
                                j["torch"]["median_ms"].get<double>(),

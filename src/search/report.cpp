@@ -88,6 +88,12 @@ nlohmann::json report_json(const Engine& engine, const RunInfo& info) {
         {"nodes", engine.size()},
         {"failures", failures}}},
   };
+  if (info.confirmation) {
+    j["confirmation"] = {{"rounds", info.confirmation->rounds},
+                         {"baseline_ms", info.confirmation->baseline_ms},
+                         {"best_ms", info.confirmation->best_ms},
+                         {"speedup", info.confirmation->speedup()}};
+  }
   if (info.torch) {
     j["torch"] = {{"median_ms", info.torch->median_ms},
                   {"threads", info.torch->threads},
@@ -117,6 +123,11 @@ std::string report_markdown(const Engine& engine, const RunInfo& info) {
                     engine.baseline_ms());
   md += fmt::format("| best program (depth {}) | {:.4f} | {:.2f}× |\n", best.depth, best.time_ms,
                     best.speedup);
+  if (info.confirmation)
+    md += fmt::format("| re-measured after the search, alternately ({} rounds) | {:.4f} → {:.4f} "
+                      "| {:.2f}× |\n",
+                      info.confirmation->rounds, info.confirmation->baseline_ms,
+                      info.confirmation->best_ms, info.confirmation->speedup());
   if (info.torch)
     md += fmt::format("| PyTorch eager ({} thread(s)) | {:.4f} | best is {:.2f}× faster |\n",
                       info.torch->threads, info.torch->median_ms,

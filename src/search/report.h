@@ -18,6 +18,15 @@ struct TorchBaseline {
   std::string blas;   // what torch_baseline.py reported (built-with and loaded libraries)
 };
 
+// The baseline and the best program measured again after the search, alternately, so that
+// both see the same machine state (a shared machine drifts during a long search).
+struct Confirmation {
+  int rounds = 0;
+  double baseline_ms = 0;  // median over the rounds
+  double best_ms = 0;
+  double speedup() const { return best_ms > 0 ? baseline_ms / best_ms : 0; }
+};
+
 struct RunInfo {
   std::string workload;        // catalog name or file path
   std::string source;          // the .leir / graph file the initial program came from
@@ -29,6 +38,7 @@ struct RunInfo {
   std::string verify_engine;
   std::optional<TorchBaseline> torch;
   std::string torch_error;     // why there is no PyTorch baseline, when asked for one
+  std::optional<Confirmation> confirmation;
 };
 
 nlohmann::json report_json(const Engine& engine, const RunInfo& info);
