@@ -46,6 +46,7 @@ constexpr Factory kFactories[] = {
     make_logsimp,  // 32
     make_collect,  // 33
     make_expand_collect,  // 34
+    make_partially_equivalent_then_correct,  // 35
     make_normal_loop_max_to_prefix_max,  // 36
     make_exponential_split,  // 37
     make_multiplicative_split,  // 38
