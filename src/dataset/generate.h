@@ -18,14 +18,14 @@ namespace steptp::dataset {
 struct GenerateOptions {
   uint64_t seed = 0;
   int max_depth = 2;               // most steps before the recorded one (0: direct steps only)
-  int max_sites_per_strategy = 8;  // feasible sites verified per (state, strategy); 0 = all
+  int max_sites_per_strategy = 4;  // feasible sites verified per (state, strategy); 0 = all
   int inline_states = 2;           // compute_inline results followed per inlining level
   int inverse_states = 2;          // forward results followed per inverse pair
-  int chain_width = 2;             // random chains started from the imported program
+  int chain_width = 1;             // random chains started from the imported program
   int verify_seeds = 2;
   // A non-small instance is used only if its imported program needs at most this many
   // statement executions per run (the verification-cost budget).
-  int64_t instance_work_budget = 4'000'000;
+  int64_t instance_work_budget = 250'000;
   bool with_lowered = false;       // add C / CUDA / TIR text of the transformed program
 };
 
