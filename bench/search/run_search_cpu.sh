@@ -65,7 +65,7 @@ facts_file="$results.facts"
   echo "compiler=$(${STEPTP_CC:-cc} --version | head -1)"
   echo "torch=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)"
   echo "command=$command_line"
-  echo "optimize=steptp optimize WORKLOAD --search beam --policy cost --budget $budget --beam-width $beam_width --threads $threads --repeats $repeats --warmup $warmup --shapes auto --work-limit $work_limit --torch --json"
+  echo "optimize=steptp optimize WORKLOAD --search beam --policy cost --budget $budget --beam-width $beam_width --threads $threads --repeats $repeats --warmup $warmup --shapes auto --work-limit $work_limit --torch --out DIR"
   echo "note=$note"
 } > "$facts_file"
 
@@ -122,6 +122,8 @@ if rc == "0" and os.path.exists(report):
         "trace": r["best"]["trace"],
         "stats": r["stats"],
     })
+    if "confirmation" in r:
+        j["confirmed_speedup"] = r["confirmation"]["speedup"]
     t = r.get("torch", {})
     if "median_ms" in t:
         j["torch_ms"] = t["median_ms"]
