@@ -2,6 +2,7 @@
 #include "strategy/math/split_patterns.h"
 
 #include <algorithm>
+#include <set>
 
 #include "leir/printer.h"
 #include "leir/visit.h"
@@ -102,9 +103,48 @@ ExprRef replace_operand(const ExprRef& e, size_t n,
   return replace_walk(e, n, is_access, make);
 }
 
+namespace {
+
+// Whether the value of `tensor` flows (through any chain of statements) into a comparison.
+// A split is exact in real arithmetic but not in floating point (x+n-n may differ from x in the
+// last bit), and an exact comparison downstream — argmax's A>=max(A) — turns that last bit into
+// a different index. Such statements are not split.
+bool reaches_comparison(const leir::Program& p, const std::string& tensor) {
+  std::set<std::string> tainted = {tensor};
+  bool grew = true;
+  while (grew) {
+    grew = false;
+    leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext&) {
+      if (tainted.count(s.lhs->name())) return;
+      bool reads = false;
+      leir::for_each_expr(s.rhs, [&](const ExprRef& n) {
+        reads |= n->kind() == ExprKind::kAccess && tainted.count(n->name()) > 0;
+      });
+      if (reads) grew |= tainted.insert(s.lhs->name()).second;
+    });
+  }
+  bool compared = false;
+  leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext&) {
+    leir::for_each_expr(s.rhs, [&](const ExprRef& n) {
+      if (n->kind() != ExprKind::kCompare) return;
+      leir::for_each_expr(n, [&](const ExprRef& m) {
+        compared |= m->kind() == ExprKind::kAccess && tainted.count(m->name()) > 0;
+      });
+    });
+  });
+  return compared;
+}
+
+}  // namespace
+
 Check usable_operand(const leir::Program& p, const StmtRef& r, const ExprRef& x,
                      std::string_view code) {
   const std::string c(code);
+  if (reaches_comparison(p, r.stmt.lhs->name()))
+    return infeasible(c + "feeds_comparison",
+                      "{} flows into an exact comparison, where the split's rounding could flip "
+                      "the outcome",
+                      r.stmt.lhs->name());
   if (x->name() == r.stmt.lhs->name())
     return infeasible(c + "self_operand", "{} is the statement's own output", leir::print(x));
   if (!leir::is_float(x->dtype()))
