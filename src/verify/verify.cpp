@@ -5,6 +5,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "codegen/c_engine.h"
 #include "leir/parser.h"
 #include "leir/printer.h"
 #include "leir/visit.h"
@@ -194,7 +195,11 @@ namespace {
 
 EngineFn compiled_engine() {
   std::lock_guard<std::mutex> lock(engine_mutex());
-  return compiled_engine_slot();
+  if (compiled_engine_slot()) return compiled_engine_slot();
+  // Default: the C backend, compiled through the content-addressed kernel cache.
+  return [](const leir::Program& p, const std::vector<leir::TensorData>& inputs) {
+    return codegen::run_compiled(p, inputs);
+  };
 }
 
 std::vector<std::pair<std::string, EngineFn>> engines_for(const VerifyOptions& o) {

@@ -105,9 +105,10 @@ VerifyReport verify_text(std::string_view original, std::string_view candidate,
 // tensors used as subscripts are drawn inside the dimension they index; bool tensors 0/1.
 std::vector<leir::TensorData> make_inputs(const leir::Program& p, uint64_t seed, double scale = 1.0);
 
-// Installs the compiled engine (the codegen layer provides it; verify cannot depend on how).
+// Overrides the compiled engine (default: codegen::run_compiled, the C backend through the
+// kernel cache), e.g. to fix its thread count or to script it in tests.
 void set_compiled_engine(EngineFn engine);
-bool has_compiled_engine();
+bool has_compiled_engine();  // whether an override is installed
 
 Status status_from_error_category(std::string_view category);
 

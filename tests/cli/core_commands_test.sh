@@ -44,6 +44,9 @@ expect_output '"statement_executions": 36864' "run counts statement executions"
 
 # verify
 expect_exit 0 "verify equivalent programs" -- "$STEPTP" verify "$EX/softmax.leir" "$EX/softmax_online.leir"
+expect_exit 0 "verify with the compiled C engine" -- "$STEPTP" verify --engine compiled "$EX/softmax.leir" "$EX/softmax_online.leir"
+expect_output "equivalent (compiled" "the compiled engine ran"
+expect_exit 0 "verify with both engines" -- "$STEPTP" verify --engine both "$EX/conv2d_padded.leir" "$EX/conv2d_padded.leir"
 expect_exit 0 "verify at 100x input scale" -- "$STEPTP" verify --scale 100 "$EX/softmax.leir" "$EX/softmax_online.leir"
 sed 's/max(A^{f64,g}_{tx,a},0)/max(A^{f64,g}_{tx,a},1)/' "$EX/relu.leir" >"$TMP/relu_wrong.leir"
 expect_exit 1 "verify a mismatch" -- "$STEPTP" verify "$EX/relu.leir" "$TMP/relu_wrong.leir"
