@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <mutex>
+
 #include "leir/printer.h"
 #include "leir/visit.h"
 #include "strategy/math/algebra.h"
@@ -119,6 +121,10 @@ class AlgebraicStrategy final : public Strategy {
 
  private:
   Outcome<Rewritten> run(const leir::Program& p, const Site& s) const {
+    // GiNaC is not thread-safe (non-atomic reference counts, global symbol serials), and the
+    // dataset builder calls strategies from several threads: all algebra runs one at a time.
+    static std::mutex ginac_mutex;
+    std::lock_guard<std::mutex> lock(ginac_mutex);
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     Outcome<const leir::Block*> block = surgery::site_block(p, s, name());
     STEPTP_TRY(block);
