@@ -9,7 +9,8 @@
 // tensor read X (no_such_statement, no_such_exp, no_leading_operand); 2. X is a float read other
 // than the output, never -inf (self_operand, not_float, may_be_infinite); 3. N is the guarded
 // previous element of X along its last loop (`by=prev`, no_previous_element) or another finite
-// operand that is not R itself (`by=operand`, bad_shift, trivial_shift); 4. form=div needs an
+// operand that is not R itself (`by=operand`, bad_shift, trivial_shift), never an accumulated
+// value (may_overflow_exp); 4. form=div needs an
 // argument X-R (not_a_difference). Values: exp(a)·exp(b) = exp(a+b) for finite a, b.
 #include <fmt/format.h>
 
@@ -173,6 +174,8 @@ class ExponentialSplit final : public Strategy {
         return infeasible(code() + "trivial_shift", "shifting by {} gives a factor exp(0)",
                           leir::print(n));
     }
+    // exp(X-N) and exp(N±R) are new arguments of exp; exp(X±R) itself was bounded only as a whole.
+    STEPTP_TRY(split::exp_argument_in_range(p, n, code()));
     return ExpSite{*r, size_t(*c), arg, x, n, div};
   }
 };

@@ -9,7 +9,8 @@
 // (self_operand, not_float, may_be_infinite); 3. N is `by=const` with a positive literal that the
 // statement already uses (bad_constant), or exp of the guarded previous element of X
 // (`by=exp_prev`, no_previous_element) or of another finite operand (`by=exp_operand`,
-// bad_shift). Unlike the reference, N can never be 0, so no division by zero is introduced.
+// bad_shift), never an accumulated value, whose exp may overflow (may_overflow_exp). Unlike the
+// reference, N can never be 0, so no division by zero is introduced.
 #include <fmt/format.h>
 
 #include "leir/printer.h"
@@ -133,6 +134,7 @@ class MultiplicativeSplit final : public Strategy {
     if (*by == "exp_prev") {
       Outcome<ExprRef> n = split::previous_element(p, *r, x, Expr::integer(0), code());
       STEPTP_TRY(n);
+      STEPTP_TRY(split::exp_argument_in_range(p, *n, code()));
       return MulSite{*r, size_t(*i), x, exp_of(*n)};
     }
     Outcome<int64_t> j = s.integer("with");
@@ -141,6 +143,7 @@ class MultiplicativeSplit final : public Strategy {
                         "by={} is none of const, exp_prev, exp_operand with another operand", *by);
     const ExprRef& n = ops[size_t(*j)];
     STEPTP_TRY(split::usable_operand(p, *r, n, code()));
+    STEPTP_TRY(split::exp_argument_in_range(p, n, code()));
     return MulSite{*r, size_t(*i), x, exp_of(n)};
   }
 };

@@ -155,6 +155,27 @@ Check usable_operand(const leir::Program& p, const StmtRef& r, const ExprRef& x,
   return feasible();
 }
 
+Check exp_argument_in_range(const leir::Program& p, const ExprRef& n, std::string_view code) {
+  std::set<std::string> accumulated;
+  leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext&) {
+    leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
+      if (e->kind() == ExprKind::kAccess && e->name() == s.lhs->name())
+        accumulated.insert(s.lhs->name());
+    });
+  });
+  std::string culprit;
+  leir::for_each_expr(n, [&](const ExprRef& e) {
+    if (culprit.empty() && e->kind() == ExprKind::kAccess && accumulated.count(e->name()))
+      culprit = e->name();
+  });
+  if (!culprit.empty())
+    return infeasible(std::string(code) + "may_overflow_exp",
+                      "{} is an accumulated value, which can exceed the range of exp (about "
+                      "709) and make the split inf/inf",
+                      culprit);
+  return feasible();
+}
+
 Outcome<ExprRef> previous_element(const leir::Program& p, const StmtRef& r, const ExprRef& x,
                                   const ExprRef& identity, std::string_view code) {
   const std::string c(code);
