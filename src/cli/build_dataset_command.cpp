@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include <iostream>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/commands.h"
@@ -43,7 +43,14 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
                   "Most steps before a recorded step (compositions and chains)")
       ->capture_default_str();
   cmd->add_option("--max-sites", o.generate.max_sites_per_strategy,
-                  "Feasible sites verified per program and strategy (0: all)")
+                  "Feasible sites of a hard strategy verified per program (0: all)")
+      ->capture_default_str();
+  cmd->add_option("--max-sites-easy", o.generate.max_sites_easy,
+                  "The same for easy and very easy strategies (0: all)")
+      ->capture_default_str();
+  cmd->add_option("--unit-budget", o.generate.unit_work_budget,
+                  "Statement executions one work unit may spend verifying before it stops "
+                  "enumerating compositions and chains (0: no limit)")
       ->capture_default_str();
   cmd->add_option("--verify-seeds", o.generate.verify_seeds, "Input seeds per verification")
       ->capture_default_str();
@@ -51,10 +58,20 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
                   "Use a default-shape instance only below this many statement executions")
       ->capture_default_str();
   cmd->add_flag("--small-only", flags->small_only, "Only the small-shape instances");
-  cmd->add_option("--single-cap", o.filter.single_cap, "Single samples per strategy and split")
+  cmd->add_option("--single-cap", o.filter.single_cap,
+                  "Single samples per strategy in train (held-out caps are scaled down)")
       ->capture_default_str();
   cmd->add_option("--test-fraction", o.filter.test_fraction, "Share of workloads held out")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.9));
+  cmd->add_option("--multi-draws", o.filter.multi_max_draws,
+                  "Most multi-answer samples drawn per original program")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
+  cmd->add_option("--multi-labels", o.filter.multi_max_labels,
+                  "Most labels in one multi-answer sample")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 64));
   cmd->add_flag("--with-lowered", o.generate.with_lowered,
                 "Store C, CUDA and TIR text of each transformed program in the archive");
   cmd->add_option("--recheck", flags->recheck,
@@ -80,8 +97,8 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
     std::optional<dataset::RecheckSummary> recheck;
     if (flags->recheck > 0) {
       std::vector<std::string> files;
-      for (const char* f : {"single_train.jsonl", "single_test.jsonl", "multi_train.jsonl",
-                            "multi_test.jsonl"})
+      for (const char* f :
+           {"single_train.jsonl", "single_test.jsonl", "multi_train.jsonl", "multi_test.jsonl"})
         files.push_back(options.out_dir + "/" + f);
       auto r = dataset::recheck_chat_files(files, flags->recheck, flags->seed,
                                            !flags->recheck_interpreter);
@@ -99,8 +116,10 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
       j["resumed_units"] = summary->resumed_units;
       j["out"] = options.out_dir;
       if (recheck)
-        j["recheck"] = {{"checked", recheck->checked}, {"passed", recheck->passed},
-                        {"engine", recheck->engine}, {"failures", recheck->failures}};
+        j["recheck"] = {{"checked", recheck->checked},
+                        {"passed", recheck->passed},
+                        {"engine", recheck->engine},
+                        {"failures", recheck->failures}};
       std::cout << j.dump(2) << "\n";
       return;
     }

@@ -54,6 +54,13 @@ std::map<std::string, std::vector<size_t>> seeded_groups(const std::vector<StepR
 
 }  // namespace
 
+int64_t split_cap(int64_t train_cap, std::string_view split, const FilterOptions& options) {
+  if (train_cap < 0 || split != "test") return train_cap;
+  const double f = std::clamp(options.test_fraction, 0.0, 0.99);
+  const double scaled = static_cast<double>(train_cap) * f / (1.0 - f);
+  return std::max<int64_t>(1, std::llround(scaled));
+}
+
 std::string record_identity(const StepRecord& r) {
   std::string s = r.unit;
   for (const std::string& p : r.provenance) s += "|" + p;
@@ -81,8 +88,8 @@ std::vector<size_t> deduplicate(const std::vector<StepRecord>& records) {
   return kept;
 }
 
-std::set<std::string> held_out_workloads(const std::vector<std::string>& workloads,
-                                         double fraction, uint64_t seed) {
+std::set<std::string> held_out_workloads(const std::vector<std::string>& workloads, double fraction,
+                                         uint64_t seed) {
   std::vector<std::pair<uint64_t, std::string>> keyed;
   std::set<std::string> distinct(workloads.begin(), workloads.end());
   for (const std::string& w : distinct) keyed.push_back({stable_hash(w, seed ^ 0x5eed), w});
@@ -97,9 +104,12 @@ std::set<std::string> held_out_workloads(const std::vector<std::string>& workloa
 
 std::string_view filter_verdict_name(FilterVerdict v) {
   switch (v) {
-    case FilterVerdict::kKept: return "kept";
-    case FilterVerdict::kProbability: return "dropped_probability";
-    case FilterVerdict::kCap: return "dropped_cap";
+    case FilterVerdict::kKept:
+      return "kept";
+    case FilterVerdict::kProbability:
+      return "dropped_probability";
+    case FilterVerdict::kCap:
+      return "dropped_cap";
   }
   return "?";
 }
@@ -108,14 +118,16 @@ std::vector<FilterVerdict> filter_single(const std::vector<StepRecord>& records,
                                          const std::vector<size_t>& candidates,
                                          const FilterOptions& options, std::string_view split) {
   const uint64_t seed = stable_hash(split, options.seed ^ 0x51e6);
+  const int64_t single_cap = split_cap(options.single_cap, split, options);
   std::vector<FilterVerdict> verdicts(candidates.size(), FilterVerdict::kCap);
   for (const auto& [name, positions] : seeded_groups(records, candidates, seed)) {
     SeededRandom rng(stable_hash(name, seed));
     int64_t kept = 0;
     for (size_t pos : positions) {
       const KeepRule& rule = single_rule(records[candidates[pos]], options);
-      const bool capped = (rule.cap >= 0 && kept >= rule.cap) ||
-                          (options.single_cap >= 0 && kept >= options.single_cap);
+      const int64_t rule_cap = split_cap(rule.cap, split, options);
+      const bool capped =
+          (rule_cap >= 0 && kept >= rule_cap) || (single_cap >= 0 && kept >= single_cap);
       if (capped) {
         verdicts[pos] = FilterVerdict::kCap;
         continue;
@@ -133,6 +145,7 @@ std::vector<std::vector<size_t>> draw_multi(const std::vector<StepRecord>& recor
                                             const std::vector<size_t>& candidates,
                                             const FilterOptions& options, std::string_view split) {
   const uint64_t seed = stable_hash(split, options.seed ^ 0x3417);
+  const int64_t easy_cap = split_cap(options.multi_easy.cap, split, options);
   // 1. Eligible labels: never very easy; easy with a probability and a cap; hard always.
   std::vector<bool> eligible(candidates.size(), false);
   for (const auto& [name, positions] : seeded_groups(records, candidates, seed)) {
@@ -146,7 +159,7 @@ std::vector<std::vector<size_t>> draw_multi(const std::vector<StepRecord>& recor
         continue;
       }
       const bool lucky = rng.unit() < options.multi_easy.probability;
-      if (lucky && (options.multi_easy.cap < 0 || kept < options.multi_easy.cap)) {
+      if (lucky && (easy_cap < 0 || kept < easy_cap)) {
         eligible[pos] = true;
         ++kept;
       }
@@ -167,8 +180,8 @@ std::vector<std::vector<size_t>> draw_multi(const std::vector<StepRecord>& recor
     SeededRandom rng(stable_hash(key.first + "\n" + key.second, seed));
     const int64_t max_n = std::min<int64_t>(L, options.multi_max_labels);
     if (max_n < 2) continue;
-    const int64_t draws = rng.between(1, std::max<int64_t>(1, std::min<int64_t>(
-                                                                  L - 1, options.multi_max_draws)));
+    const int64_t draws =
+        rng.between(2, std::max<int64_t>(2, std::min<int64_t>(L, options.multi_max_draws)));
     std::set<std::vector<size_t>> seen;
     for (int64_t d = 0; d < draws; ++d) {
       const int64_t n = rng.between(2, max_n);

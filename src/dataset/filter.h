@@ -20,9 +20,13 @@ struct KeepRule {
   int64_t cap = -1;          // ... while fewer than `cap` are kept (-1: no cap)
 };
 
+// Every cap below is for the train split. The held-out split is about
+// test_fraction/(1-test_fraction) as large, so its caps are scaled by that ratio (at least 1):
+// otherwise a 10% held-out split would fill the same per-strategy caps as train and end up nearly
+// as big.
 struct FilterOptions {
   uint64_t seed = 0;
-  int64_t single_cap = 250;  // per strategy and split, on top of the difficulty rules
+  int64_t single_cap = 250;  // per strategy, on top of the difficulty rules
   KeepRule very_easy{0.5, 50};
   KeepRule very_easy_second{0.3, 10};  // the reference's second, stricter list
   std::vector<std::string> very_easy_second_names = {
@@ -33,21 +37,27 @@ struct FilterOptions {
   // Multi-answer labels: very easy never, easy with this probability up to the cap per strategy,
   // hard always. A record needs at least two labels sharing exactly its original program.
   KeepRule multi_easy{0.5, 2000};
+  // Per original program with L eligible labels: uniform(2, min(L, multi_max_draws)) draws (the
+  // reference draws up to L times) of uniform(2, min(L, multi_max_labels)) labels each.
   int multi_max_labels = 6;
-  int multi_max_draws = 3;
+  int multi_max_draws = 12;
   double test_fraction = 0.1;  // share of workloads held out (at least one when there are two)
 };
+
+// A cap of the train split as it applies to `split` (see FilterOptions); -1 stays -1.
+int64_t split_cap(int64_t train_cap, std::string_view split, const FilterOptions& options);
 
 // Indices of the records to keep, in order: the first of every group of records whose original
 // and transformed programs (with declarations) are structurally equal.
 std::vector<size_t> deduplicate(const std::vector<StepRecord>& records);
 
 // The held-out workloads: ceil(fraction · N) of the distinct workloads, chosen by seeded hash.
-std::set<std::string> held_out_workloads(const std::vector<std::string>& workloads,
-                                         double fraction, uint64_t seed);
+std::set<std::string> held_out_workloads(const std::vector<std::string>& workloads, double fraction,
+                                         uint64_t seed);
 
 enum class FilterVerdict { kKept, kProbability, kCap };
-std::string_view filter_verdict_name(FilterVerdict v);  // "kept" "dropped_probability" "dropped_cap"
+std::string_view filter_verdict_name(
+    FilterVerdict v);  // "kept" "dropped_probability" "dropped_cap"
 
 // The single-answer filter over `candidates` (indices into records); returns one verdict per
 // candidate, in the same order.

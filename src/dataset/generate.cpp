@@ -75,8 +75,12 @@ class UnitGenerator {
  public:
   UnitGenerator(const WorkUnit& unit, const nlohmann::json& shapes, const GenerateOptions& o,
                 UnitResult& out)
-      : unit_(unit), shapes_(shapes), options_(o), seed_(unit_seed(o.seed, unit.id)),
-        rng_(seed_), out_(out) {}
+      : unit_(unit),
+        shapes_(shapes),
+        options_(o),
+        seed_(unit_seed(o.seed, unit.id)),
+        rng_(seed_),
+        out_(out) {}
 
   void run(const leir::Program& initial);
 
@@ -92,6 +96,7 @@ class UnitGenerator {
   uint64_t seed_;
   SeededRandom rng_;
   UnitResult& out_;
+  int64_t spent_ = 0;  // statement executions spent on verification so far
 };
 
 std::vector<Child> UnitGenerator::pick(const std::vector<Child>& from, std::string_view strategy,
@@ -111,16 +116,22 @@ std::vector<Child> UnitGenerator::pick(const std::vector<Child>& from, std::stri
 std::vector<Child> UnitGenerator::expand(const State& state) {
   std::vector<Child> children;
   if (static_cast<int>(state.provenance.size()) > options_.max_depth) return children;
+  if (!state.provenance.empty() && options_.unit_work_budget > 0 &&
+      spent_ >= options_.unit_work_budget) {
+    ++out_.rejected["state_over_unit_budget"];
+    return children;
+  }
   ++out_.states;
+  const int64_t cost_per_check =
+      std::max<int64_t>(1, options_.verify_seeds) * codegen::static_work(state.program);
   verify::VerifyOptions vo;
   vo.num_seeds = options_.verify_seeds;
   vo.seed = seed_ % 1'000'003;
-  vo.run.work_budget =
-      std::max<int64_t>(50'000'000, 20 * codegen::static_work(state.program));
+  vo.run.work_budget = std::max<int64_t>(50'000'000, 20 * codegen::static_work(state.program));
   verify::Verifier verifier(state.program, vo);
   if (verifier.original_failure()) {
-    ++out_.rejected["original_" + std::string(verify::status_name(
-                                      verifier.original_failure()->status))];
+    ++out_.rejected["original_" +
+                    std::string(verify::status_name(verifier.original_failure()->status))];
     return children;
   }
   for (const Strategy* s : state.allowed) {
@@ -134,15 +145,15 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
       ++out_.rejected["internal_error"];
       continue;
     }
-    const size_t limit = options_.max_sites_per_strategy > 0
-                             ? static_cast<size_t>(options_.max_sites_per_strategy)
-                             : sites.size();
+    const int max_sites = s->difficulty() == strategy::Difficulty::kHard
+                              ? options_.max_sites_per_strategy
+                              : options_.max_sites_easy;
+    const size_t limit = max_sites > 0 ? static_cast<size_t>(max_sites) : sites.size();
     if (sites.size() > limit) {
       // A seeded sample that keeps the strategy's own site order.
       std::vector<size_t> idx(sites.size());
       for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-      for (size_t i = 0; i < limit; ++i)
-        std::swap(idx[i], idx[i + rng_.below(idx.size() - i)]);
+      for (size_t i = 0; i < limit; ++i) std::swap(idx[i], idx[i + rng_.below(idx.size() - i)]);
       idx.resize(limit);
       std::sort(idx.begin(), idx.end());
       std::vector<strategy::Site> sampled;
@@ -170,6 +181,7 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
         continue;
       }
       verify::VerifyReport report = verifier.check(after);
+      spent_ += cost_per_check;
       if (!report.equivalent()) {
         ++out_.rejected[std::string(verify::status_name(report.status))];
         continue;
@@ -268,6 +280,7 @@ void UnitGenerator::run(const leir::Program& initial) {
       verify::VerifyOptions vo;
       vo.num_seeds = options_.verify_seeds;
       vo.seed = seed_ % 1'000'003;
+      spent_ += std::max<int64_t>(1, options_.verify_seeds) * codegen::static_work(initial);
       if (verify::verify(initial, injected->program, vo).equivalent())
         expand({injected->program, {injected->step}, {dce}});
       else
@@ -289,9 +302,7 @@ void UnitGenerator::run(const leir::Program& initial) {
 
 }  // namespace
 
-uint64_t unit_seed(uint64_t seed, const std::string& unit_id) {
-  return stable_hash(unit_id, seed);
-}
+uint64_t unit_seed(uint64_t seed, const std::string& unit_id) { return stable_hash(unit_id, seed); }
 
 UnitResult generate_from_program(const WorkUnit& unit, const leir::Program& initial,
                                  const nlohmann::json& shapes, const GenerateOptions& options) {
@@ -326,8 +337,8 @@ UnitResult generate_unit(const WorkUnit& unit, const GenerateOptions& options) {
     return failed;
   }
   nlohmann::json graph = nlohmann::json::parse(text.str(), nullptr, false);
-  nlohmann::json shapes = graph.is_object() && graph.contains("shapes") ? graph["shapes"]
-                                                                        : nlohmann::json::object();
+  nlohmann::json shapes =
+      graph.is_object() && graph.contains("shapes") ? graph["shapes"] : nlohmann::json::object();
   return generate_from_program(unit, imported->program, shapes, options);
 }
 

@@ -17,16 +17,23 @@ namespace steptp::dataset {
 
 struct GenerateOptions {
   uint64_t seed = 0;
-  int max_depth = 2;               // most steps before the recorded one (0: direct steps only)
-  int max_sites_per_strategy = 4;  // feasible sites verified per (state, strategy); 0 = all
-  int inline_states = 2;           // compute_inline results followed per inlining level
-  int inverse_states = 2;          // forward results followed per inverse pair
-  int chain_width = 1;             // random chains started from the imported program
+  int max_depth = 2;  // most steps before the recorded one (0: direct steps only)
+  // Feasible sites verified per (state, strategy); 0 = all. Hard strategies get more: the easy
+  // ones are capped hard by the filter anyway, so verifying many of them is wasted work.
+  int max_sites_per_strategy = 6;
+  int max_sites_easy = 2;  // the same for easy and very easy strategies
+  int inline_states = 2;   // compute_inline results followed per inlining level
+  int inverse_states = 2;  // forward results followed per inverse pair
+  int chain_width = 1;     // random chains started from the imported program
   int verify_seeds = 2;
   // A non-small instance is used only if its imported program needs at most this many
   // statement executions per run (the verification-cost budget).
   int64_t instance_work_budget = 250'000;
-  bool with_lowered = false;       // add C / CUDA / TIR text of the transformed program
+  // Statement executions one unit may spend on verification (seeds × the state's static work
+  // per candidate). The imported program's own candidates are always verified; a later state
+  // (composition or chain step) is skipped once the unit has spent this much. 0 = no limit.
+  int64_t unit_work_budget = 150'000'000;
+  bool with_lowered = false;  // add C / CUDA / TIR text of the transformed program
 };
 
 // The unit's own seed, derived from the global seed and its id.

@@ -29,6 +29,8 @@ json fingerprint(const GenerateOptions& g) {
           {"seed", g.seed},
           {"max_depth", g.max_depth},
           {"max_sites_per_strategy", g.max_sites_per_strategy},
+          {"max_sites_easy", g.max_sites_easy},
+          {"unit_work_budget", g.unit_work_budget},
           {"inline_states", g.inline_states},
           {"inverse_states", g.inverse_states},
           {"chain_width", g.chain_width},

@@ -1,9 +1,13 @@
 // strategy/math/algebra_rewrites.cpp — the algebraic rewrites of algebra.h: GiNaC's factor,
 // expand, normal and collect where they fit, our own rules for together/apart, powsimp and its
 // inverse, and log split/combine, each guarded by the domain conditions that keep it sound.
+#include <algorithm>
 #include <exception>
-#include <stdexcept>
 #include <functional>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "strategy/math/algebra.h"
 #include "strategy/math/opaque_functions.h"
@@ -45,6 +49,63 @@ ex map_bottom_up(const ex& e, const std::function<ex(const ex&)>& fn) {
   return fn(e.map(recurse));
 }
 
+// A text of e that does not depend on GiNaC's term order (which follows hash values that vary
+// from run to run): sums and products list their operands' keys sorted. Rewrites that pick one
+// of several operands pick the one with the smallest key, so they pick the same every run.
+std::string canonical_key(const ex& e) {
+  auto joined = [&](std::string head) {
+    std::vector<std::string> keys;
+    for (size_t i = 0; i < e.nops(); ++i) keys.push_back(canonical_key(e.op(i)));
+    if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e))
+      std::sort(keys.begin(), keys.end());
+    head += "(";
+    for (const std::string& k : keys) head += k + ",";
+    return head + ")";
+  };
+  if (GiNaC::is_a<GiNaC::symbol>(e)) return GiNaC::ex_to<GiNaC::symbol>(e).get_name();
+  if (GiNaC::is_a<numeric>(e)) {
+    std::ostringstream text;
+    text << e;
+    return text.str();
+  }
+  if (GiNaC::is_a<GiNaC::add>(e)) return joined("+");
+  if (GiNaC::is_a<GiNaC::mul>(e)) return joined("*");
+  if (GiNaC::is_a<GiNaC::power>(e)) return joined("^");
+  if (GiNaC::is_a<GiNaC::function>(e)) return joined(GiNaC::ex_to<GiNaC::function>(e).get_name());
+  std::ostringstream text;
+  text << e;
+  return text.str();
+}
+
+// The sum factor of a product with the smallest canonical key, or nullopt.
+std::optional<ex> first_sum_factor(const std::vector<ex>& factors) {
+  std::optional<ex> best;
+  std::string best_key;
+  for (const ex& f : factors) {
+    if (!GiNaC::is_a<GiNaC::add>(f)) continue;
+    std::string key = canonical_key(f);
+    if (!best || key < best_key) {
+      best = f;
+      best_key = std::move(key);
+    }
+  }
+  return best;
+}
+
+// The product of `factors` without one occurrence of `skip`.
+ex product_without(const std::vector<ex>& factors, const ex& skip) {
+  ex rest = 1;
+  bool skipped = false;
+  for (const ex& f : factors) {
+    if (!skipped && f.is_equal(skip)) {
+      skipped = true;
+      continue;
+    }
+    rest *= f;
+  }
+  return rest;
+}
+
 // The factors of a product (a non-product is its own single factor).
 std::vector<ex> factors_of(const ex& e) {
   std::vector<ex> out;
@@ -81,8 +142,7 @@ bool nonnegative(const ex& e);
 bool positive_rec(const ex& e) {
   if (is_num(e)) return num(e).is_rational() && num(e).is_positive();
   if (is_ex_the_function(e, exp)) return true;
-  if (is_ex_the_function(e, leir_max))
-    return positive_rec(e.op(0)) || positive_rec(e.op(1));
+  if (is_ex_the_function(e, leir_max)) return positive_rec(e.op(0)) || positive_rec(e.op(1));
   if (GiNaC::is_a<GiNaC::add>(e)) {
     bool one_positive = false;
     for (const ex& t : terms_of(e)) {
@@ -237,22 +297,14 @@ std::optional<ex> apart_expr(const ex& e) {
     ex out = 0;
     for (const ex& t : terms_of(e)) {
       auto [top, bottom] = split_fraction(t);
-      ex sum;
-      ex rest = 1;
-      bool found = false;
-      for (const ex& f : factors_of(top)) {
-        if (!found && GiNaC::is_a<GiNaC::add>(f)) {
-          sum = f;
-          found = true;
-        } else {
-          rest *= f;
-        }
-      }
-      if (!found || bottom.is_equal(1)) {
+      const std::vector<ex> factors = factors_of(top);
+      std::optional<ex> sum = first_sum_factor(factors);
+      if (!sum || bottom.is_equal(1)) {
         out += t;
         continue;
       }
-      for (const ex& s : terms_of(sum)) out += s * rest / bottom;
+      const ex rest = product_without(factors, *sum);
+      for (const ex& s : terms_of(*sum)) out += s * rest / bottom;
     }
     return out;
   });
@@ -273,21 +325,14 @@ std::optional<ex> distribute_expr(const ex& e) {
   return changed(e, [&] {
     ex out = 0;
     for (const ex& t : terms_of(e)) {
-      ex rest = 1, sum = 0;
-      bool found = false;
-      for (const ex& f : factors_of(t)) {
-        if (!found && GiNaC::is_a<GiNaC::add>(f)) {
-          sum = f;
-          found = true;
-        } else {
-          rest *= f;
-        }
-      }
-      if (!found) {
+      const std::vector<ex> factors = factors_of(t);
+      std::optional<ex> sum = first_sum_factor(factors);
+      if (!sum) {
         out += t;
         continue;
       }
-      for (const ex& s : terms_of(sum)) out += s * rest;
+      const ex rest = product_without(factors, *sum);
+      for (const ex& s : terms_of(*sum)) out += s * rest;
     }
     return out;
   });
@@ -307,7 +352,10 @@ std::optional<ex> powsimp_expr(const ex& e) {
         } else if (GiNaC::is_a<GiNaC::power>(f) && !is_num(f.op(1)) && provably_positive(f.op(0))) {
           bool merged = false;
           for (auto& [b, k] : bases)
-            if (b.is_equal(f.op(0))) { k += f.op(1); merged = true; }
+            if (b.is_equal(f.op(0))) {
+              k += f.op(1);
+              merged = true;
+            }
           if (!merged) bases.emplace_back(f.op(0), f.op(1));
         } else {
           others *= f;

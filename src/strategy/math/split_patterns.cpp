@@ -33,8 +33,7 @@ void collect(const leir::Block& b, BlockPath path, std::vector<std::string> vars
 
 // Pre-order over value positions: accesses are leaves; comparisons and the lazy branches of
 // if_then_else are skipped (a read there may only be valid under its guard, e.g. X_{k-1}).
-ExprRef replace_walk(const ExprRef& e, size_t& n,
-                     const std::function<bool(const ExprRef&)>& pred,
+ExprRef replace_walk(const ExprRef& e, size_t& n, const std::function<bool(const ExprRef&)>& pred,
                      const std::function<ExprRef(const ExprRef&)>& make) {
   if (e->kind() == ExprKind::kCompare) return e;
   if (e->kind() == ExprKind::kCall && e->function() == leir::Function::kIfThenElse) return e;
@@ -86,10 +85,13 @@ Site statement_site(std::string_view strategy, const StmtRef& r) {
 std::vector<ExprRef> value_operands(const ExprRef& e) {
   std::vector<ExprRef> out;
   size_t never = SIZE_MAX - 1;
-  replace_walk(e, never, [&](const ExprRef& n) {
-    if (is_access(n)) out.push_back(n);
-    return false;
-  }, [](const ExprRef& n) { return n; });
+  replace_walk(
+      e, never,
+      [&](const ExprRef& n) {
+        if (is_access(n)) out.push_back(n);
+        return false;
+      },
+      [](const ExprRef& n) { return n; });
   return out;
 }
 
@@ -150,8 +152,7 @@ Check usable_operand(const leir::Program& p, const StmtRef& r, const ExprRef& x,
   if (!leir::is_float(x->dtype()))
     return infeasible(c + "not_float", "{} is not a floating-point tensor", leir::print(x));
   if (online::may_be_neg_inf(p, x))
-    return infeasible(c + "may_be_infinite", "{} may be -inf, and inf-inf is NaN",
-                      leir::print(x));
+    return infeasible(c + "may_be_infinite", "{} may be -inf, and inf-inf is NaN", leir::print(x));
   return feasible();
 }
 
@@ -191,8 +192,8 @@ Outcome<ExprRef> previous_element(const leir::Program& p, const StmtRef& r, cons
     written_here = written_here || s.lhs->name() == x->name();
   });
   if (written_here)
-    return infeasible(c + "no_previous_element", "{} is written in the same block {}",
-                      x->name(), r.path.top);
+    return infeasible(c + "no_previous_element", "{} is written in the same block {}", x->name(),
+                      r.path.top);
   const std::string& k = x->indices().back()->name();
   ExprRef km1 = Expr::binary(leir::BinaryOp::kSub, Expr::index_var(k), Expr::integer(1));
   std::vector<ExprRef> idx = x->indices();

@@ -1,11 +1,11 @@
 // Tests of de-duplication, the workload split, the single-answer filter and the multi draws,
 // on synthetic records whose expected outcome is counted by hand.
+#include "dataset/filter.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
-
-#include "dataset/filter.h"
 
 namespace steptp::dataset {
 namespace {
@@ -66,6 +66,24 @@ TEST(Filter, HardIsKeptUpToTheStrategyCap) {
   EXPECT_EQ(capped, 15);
 }
 
+TEST(Filter, HeldOutCapsAreScaledByTheHeldOutShare) {
+  FilterOptions o;
+  o.test_fraction = 0.1;  // test : train = 1 : 9
+  EXPECT_EQ(split_cap(250, "train", o), 250);
+  EXPECT_EQ(split_cap(250, "test", o), 28);  // 250 / 9 = 27.8
+  EXPECT_EQ(split_cap(10, "test", o), 1);
+  EXPECT_EQ(split_cap(2, "test", o), 1);  // never 0
+  EXPECT_EQ(split_cap(-1, "test", o), -1);
+  o.test_fraction = 0.5;
+  EXPECT_EQ(split_cap(250, "test", o), 250);
+
+  std::vector<StepRecord> r;
+  for (int k = 0; k < 400; ++k) r.push_back(make("loop_tiling", "hard", k));
+  o.test_fraction = 0.2;  // 250 / 4
+  EXPECT_EQ(kept(filter_single(r, all(r), o, "train")), 250);
+  EXPECT_EQ(kept(filter_single(r, all(r), o, "test")), 63);
+}
+
 TEST(Filter, ProbabilityZeroKeepsNothingAndOneKeepsEverything) {
   std::vector<StepRecord> r;
   for (int k = 0; k < 20; ++k) r.push_back(make("loop_unrolling", "easy", k));
@@ -122,7 +140,8 @@ TEST(Filter, HeldOutWorkloadsAreAFractionAndNeverAll) {
 TEST(Filter, MultiSamplesShareOneOriginalAndSkipVeryEasy) {
   std::vector<StepRecord> r;
   for (int k = 0; k < 6; ++k) r.push_back(make("loop_tiling", "hard", k, "W.small", "orig1"));
-  for (int k = 6; k < 9; ++k) r.push_back(make("factorization", "very_easy", k, "W.small", "orig1"));
+  for (int k = 6; k < 9; ++k)
+    r.push_back(make("factorization", "very_easy", k, "W.small", "orig1"));
   for (int k = 9; k < 12; ++k) r.push_back(make("loop_split", "hard", k, "W.small", "orig2"));
   r.push_back(make("loop_split", "hard", 12, "V.small", "orig3"));  // alone: no sample
   FilterOptions o;
@@ -140,6 +159,28 @@ TEST(Filter, MultiSamplesShareOneOriginalAndSkipVeryEasy) {
     }
   }
   EXPECT_EQ(samples, draw_multi(r, all(r), o, "train"));
+}
+
+TEST(Filter, MultiDrawsPerOriginalAreBetweenTwoAndTheDrawCap) {
+  // 20 hard labels on one original: C(20, n) is huge, so no draw repeats and the count of
+  // samples is exactly the number of draws, uniform in [2, multi_max_draws].
+  std::vector<StepRecord> r;
+  for (int k = 0; k < 20; ++k) r.push_back(make("loop_tiling", "hard", k, "W.small", "orig"));
+  FilterOptions o;
+  o.multi_max_draws = 5;
+  std::set<size_t> counts;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    o.seed = seed;
+    size_t n = draw_multi(r, all(r), o, "train").size();
+    EXPECT_GE(n, 2u);
+    EXPECT_LE(n, 5u);
+    counts.insert(n);
+  }
+  EXPECT_EQ(counts, (std::set<size_t>{2, 3, 4, 5}));
+  // Two labels allow one distinct sample only.
+  std::vector<StepRecord> two = {make("loop_tiling", "hard", 0, "W.small", "o"),
+                                 make("loop_split", "hard", 1, "W.small", "o")};
+  EXPECT_EQ(draw_multi(two, all(two), o, "train"), (std::vector<std::vector<size_t>>{{0, 1}}));
 }
 
 }  // namespace

@@ -74,6 +74,26 @@ TEST(MathAlgebra, RoundTripOrdersDeterministically) {
   EXPECT_EQ(back(d, d.e), full("C-A"));
 }
 
+TEST(MathAlgebra, SignsOfEqualValuesComeBackTheSameWhateverGinacsForm) {
+  // GiNaC's normal() may return -(C-D*E-A)/D where a direct construction gives (A-C+D*E)/D;
+  // which form a rewrite returns depends on GiNaC's hash order. Both must print alike.
+  Converted c = convert("A+C+D+E");
+  auto sym = [&](const char* name) { return GiNaC::ex(*c.algebra.tensor_symbol(name)); };
+  const GiNaC::ex A = sym("A"), C = sym("C"), D = sym("D"), E = sym("E");
+  const GiNaC::ex normalised = GiNaC::normal((A - C) / D + E);
+  const GiNaC::ex direct = (A - C + D * E) / D;
+  const GiNaC::ex negated_direct = -((C - A - D * E) / D);
+  EXPECT_EQ(back(c, normalised), back(c, direct));
+  EXPECT_EQ(back(c, negated_direct), back(c, direct));
+  EXPECT_EQ(back(c, direct), full("(A+D*E-C)/D"));  // positive terms first
+  // factor() of a difference of squares, written both ways round.
+  EXPECT_EQ(back(c, GiNaC::factor(C * C - A * A)), full("(A+C)*(C-A)"));
+  EXPECT_EQ(back(c, -GiNaC::factor(A * A - C * C)), full("(A+C)*(C-A)"));
+  // A sum alone keeps a positive first term: C-A, never -(A-C).
+  EXPECT_EQ(back(c, C - A), full("C-A"));
+  EXPECT_EQ(back(c, -A - C), full("-A-C"));
+}
+
 TEST(MathAlgebra, UnsupportedConstructsDoNotConvert) {
   Algebra a;
   for (std::string t : {"A%2", "A//2", "max(A,-inf)"}) {
