@@ -134,21 +134,47 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
                     std::string(verify::status_name(verifier.original_failure()->status))];
     return children;
   }
+  // 1. Every allowed strategy's feasible sites, and how many of them it would like verified.
+  std::vector<std::pair<const Strategy*, std::vector<strategy::Site>>> enumerated;
   for (const Strategy* s : state.allowed) {
-    std::vector<strategy::Site> sites;
     try {
       AlgebraGuard guard(*s);
-      sites = strategy::feasible_sites(*s, state.program);
+      enumerated.emplace_back(s, strategy::feasible_sites(*s, state.program));
     } catch (const std::exception&) {
       // A bug inside one strategy must not sink the whole build: it is counted and reported
       // (stats "internal_error"), never turned into a sample.
       ++out_.rejected["internal_error"];
-      continue;
     }
+  }
+  std::vector<size_t> wanted;
+  for (const auto& [s, sites] : enumerated) {
     const int max_sites = s->difficulty() == strategy::Difficulty::kHard
                               ? options_.max_sites_per_strategy
                               : options_.max_sites_easy;
-    const size_t limit = max_sites > 0 ? static_cast<size_t>(max_sites) : sites.size();
+    wanted.push_back(max_sites > 0 ? std::min(sites.size(), static_cast<size_t>(max_sites))
+                                   : sites.size());
+  }
+  // 2. An expensive program cannot afford them all: the largest per-strategy limit k whose
+  // checks fit in the unit's remaining budget, but at least one site per strategy, so every
+  // applicable strategy still appears.
+  size_t k = SIZE_MAX;
+  if (options_.unit_work_budget > 0) {
+    const int64_t left = std::max<int64_t>(0, options_.unit_work_budget - spent_);
+    auto cost_at = [&](size_t limit) {
+      int64_t checks = 0;
+      for (size_t w : wanted) checks += static_cast<int64_t>(std::min(w, limit));
+      return checks * cost_per_check;
+    };
+    size_t most = 1;
+    for (size_t w : wanted) most = std::max(most, w);
+    k = most;
+    while (k > 1 && cost_at(k) > left) --k;
+    if (k < most) out_.rejected["budget_limited_states"] += 1;
+  }
+  for (size_t e = 0; e < enumerated.size(); ++e) {
+    const Strategy* s = enumerated[e].first;
+    std::vector<strategy::Site>& sites = enumerated[e].second;
+    const size_t limit = std::min(wanted[e], k);
     if (sites.size() > limit) {
       // A seeded sample that keeps the strategy's own site order.
       std::vector<size_t> idx(sites.size());

@@ -30,9 +30,10 @@ struct GenerateOptions {
   // statement executions per run (the verification-cost budget).
   int64_t instance_work_budget = 250'000;
   // Statement executions one unit may spend on verification (seeds × the state's static work
-  // per candidate). The imported program's own candidates are always verified; a later state
-  // (composition or chain step) is skipped once the unit has spent this much. 0 = no limit.
-  int64_t unit_work_budget = 150'000'000;
+  // per candidate). A state that cannot afford all its sites verifies fewer per strategy (at
+  // least one each); a later state (composition or chain step) is skipped once the unit has
+  // spent this much. 0 = no limit.
+  int64_t unit_work_budget = 60'000'000;
   bool with_lowered = false;  // add C / CUDA / TIR text of the transformed program
 };
 

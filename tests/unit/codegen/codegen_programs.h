@@ -130,6 +130,13 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "input A i32[5]\noutput C i32[5]\n"
        "B^{2}_{tx=0}[C^{i32,g}_{tx}=A^{i32,g}_{tx}+1;];"
        "B^{5}_{tx=0}[C^{i32,g}_{tx}=max(C^{i32,g}_{tx},A^{i32,g}_{tx}-5);];\n"},
+      // A tiled, guarded padding copy (loop_tiling of a 1-D pool's padding block). GCC 12's
+      // AVX-512 masked if-conversion computed this guard wrongly under -march=native (32 of
+      // 80 elements zeroed); found by the dataset's independent re-check.
+      {"tiled_guarded_padding",
+       "input A f64[2,4,8]\noutput C f64[2,4,10]\n"
+       "B^{2}_{tx=0}L^{2}_{f=0}L^{2}_{g=0}L^{2}_{a=0}L^{5}_{c=0}[C^{f64,g}_{tx,f*2+a,g*5+c}="
+       "if_then_else(1<=g*5+c<9,A^{f64,g}_{tx,f*2+a,g*5+c-1},0);];\n"},
   };
   return programs;
 }
