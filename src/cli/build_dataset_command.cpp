@@ -68,6 +68,11 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
                   "Most multi-answer samples drawn per original program")
       ->capture_default_str()
       ->check(CLI::Range(2, 1000));
+  cmd->add_option("--multi-easy-probability", o.filter.multi_easy.probability,
+                  "Chance that an easy step is a multi-answer label (very easy: never; hard: "
+                  "always)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--multi-labels", o.filter.multi_max_labels,
                   "Most labels in one multi-answer sample")
       ->capture_default_str()

@@ -15,8 +15,7 @@ constexpr std::string_view kDeclHeader =
 constexpr std::string_view kProgramHeader = "Current LEIR:\n";
 constexpr std::string_view kMenuHeader = "\nStrategies: ";
 
-std::string between(std::string_view text, std::string_view start, std::string_view end,
-                    bool& ok) {
+std::string between(std::string_view text, std::string_view start, std::string_view end, bool& ok) {
   size_t a = text.find(start);
   if (a == std::string_view::npos) {
     ok = false;
@@ -45,8 +44,7 @@ std::vector<std::string> strategy_menu() {
   return out;
 }
 
-std::string user_prompt(const StepRecord& r, const std::vector<std::string>& menu,
-                        int n_answers) {
+std::string user_prompt(const StepRecord& r, const std::vector<std::string>& menu, int n_answers) {
   std::string menu_text;
   for (size_t i = 0; i < menu.size(); ++i) menu_text += (i ? ", " : "") + menu[i];
   std::string task =
@@ -73,9 +71,8 @@ std::string assistant_single(const StepRecord& r) {
 }
 
 std::string assistant_multi(const std::vector<const StepRecord*>& labels) {
-  std::string think =
-      fmt::format("There are {} transformed programs; each step is analysed in turn.\n",
-                  labels.size());
+  std::string think = fmt::format(
+      "There are {} transformed programs; each step is analysed in turn.\n", labels.size());
   nlohmann::ordered_json answer = nlohmann::ordered_json::array();
   for (size_t i = 0; i < labels.size(); ++i) {
     think += fmt::format("Step {} ({}):\n{}\n", i, labels[i]->strategy, labels[i]->cot);
@@ -88,10 +85,10 @@ std::string assistant_multi(const std::vector<const StepRecord*>& labels) {
 
 std::string chat_line(std::string_view user, std::string_view assistant) {
   nlohmann::ordered_json line;
-  line["messages"] = nlohmann::ordered_json::array(
-      {{{"role", "system"}, {"content", system_prompt()}},
-       {{"role", "user"}, {"content", user}},
-       {{"role", "assistant"}, {"content", assistant}}});
+  line["messages"] =
+      nlohmann::ordered_json::array({{{"role", "system"}, {"content", system_prompt()}},
+                                     {{"role", "user"}, {"content", user}},
+                                     {{"role", "assistant"}, {"content", assistant}}});
   return line.dump();
 }
 

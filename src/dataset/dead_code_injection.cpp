@@ -19,7 +19,8 @@ namespace {
 std::string fresh_name(std::set<std::string>& used) {
   for (uint64_t k = 0;; ++k) {
     std::string suffix;  // "", "a", ..., "z", "aa", ... (bijective base 26)
-    for (uint64_t n = k; n > 0; n = (n - 1) / 26) suffix.insert(suffix.begin(), char('a' + (n - 1) % 26));
+    for (uint64_t n = k; n > 0; n = (n - 1) / 26)
+      suffix.insert(suffix.begin(), char('a' + (n - 1) % 26));
     std::string name = "Dead" + suffix;
     if (used.insert(name).second) return name;
   }
@@ -47,7 +48,8 @@ std::optional<InjectedDeadCode> inject_dead_code(const leir::Program& p, SeededR
   const size_t at = source + 1 + rng.below(p.blocks.size() - source);
   leir::Program out = p;
   out.blocks.insert(out.blocks.begin() + static_cast<std::ptrdiff_t>(at), copy.front());
-  return InjectedDeadCode{std::move(out), fmt::format("inject_dead_code(block={}, at={})", source, at)};
+  return InjectedDeadCode{std::move(out),
+                          fmt::format("inject_dead_code(block={}, at={})", source, at)};
 }
 
 }  // namespace steptp::dataset

@@ -137,6 +137,10 @@ std::vector<FilterVerdict> filter_single(const std::vector<StepRecord>& records,
       verdicts[pos] = lucky ? FilterVerdict::kKept : FilterVerdict::kProbability;
       if (lucky) ++kept;
     }
+    // A rare strategy whose few candidates all lost the draw still gets its first one, so that
+    // every strategy with a verified step appears in the split.
+    if (kept == 0 && options.keep_one_per_strategy && !positions.empty())
+      verdicts[positions.front()] = FilterVerdict::kKept;
   }
   return verdicts;
 }

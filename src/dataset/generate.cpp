@@ -57,12 +57,16 @@ struct State {
   leir::Program program;
   std::vector<std::string> provenance;
   std::vector<const Strategy*> allowed;
+  // Leading steps of the provenance that do not count against max_depth (the inlining prefix
+  // of the fully inlined state).
+  size_t free_steps = 0;
 };
 
 struct Child {
   const Strategy* strategy = nullptr;
   leir::Program program;
   std::vector<std::string> provenance;  // including the step that produced it
+  size_t free_steps = 0;                // as in State
 };
 
 std::string declarations_text(const leir::Program& p) {
@@ -115,7 +119,8 @@ std::vector<Child> UnitGenerator::pick(const std::vector<Child>& from, std::stri
 
 std::vector<Child> UnitGenerator::expand(const State& state) {
   std::vector<Child> children;
-  if (static_cast<int>(state.provenance.size()) > options_.max_depth) return children;
+  if (static_cast<int>(state.provenance.size() - state.free_steps) > options_.max_depth)
+    return children;
   if (!state.provenance.empty() && options_.unit_work_budget > 0 &&
       spent_ >= options_.unit_work_budget) {
     ++out_.rejected["state_over_unit_budget"];
@@ -219,7 +224,7 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
         continue;
       }
       ++out_.verified;
-      Child c{s, after, state.provenance};
+      Child c{s, after, state.provenance, state.free_steps};
       c.provenance.push_back(site.to_string());
       children.push_back(std::move(c));
     }
@@ -289,6 +294,41 @@ void UnitGenerator::run(const leir::Program& initial) {
     }
   }
 
+  // Math strategies on the fully inlined program: the tracer gives every torch op its own
+  // block, so log(exp(A)*(B*B+1)) only exists after several compute_inline steps. The first
+  // feasible site is inlined until none is left (at most full_inline_steps); when that takes
+  // more steps than the states above, the result is verified against the imported program and
+  // the math strategies run on it. The inlining prefix does not count against max_depth.
+  if (inline_strategy && options_.full_inline_steps > 2) {
+    leir::Program inlined = initial;
+    std::vector<std::string> prefix;
+    try {
+      for (int step = 0; step < options_.full_inline_steps; ++step) {
+        std::vector<strategy::Site> sites = strategy::feasible_sites(*inline_strategy, inlined);
+        if (sites.empty()) break;
+        strategy::Outcome<leir::Program> next = inline_strategy->apply(inlined, sites.front());
+        if (!next.ok()) break;
+        inlined = next.value();
+        prefix.push_back(sites.front().to_string());
+      }
+    } catch (const std::exception&) {
+      ++out_.rejected["internal_error"];
+      prefix.clear();
+    }
+    if (prefix.size() > 2) {
+      verify::VerifyOptions vo;
+      vo.num_seeds = options_.verify_seeds;
+      vo.seed = seed_ % 1'000'003;
+      spent_ += std::max<int64_t>(1, options_.verify_seeds) * codegen::static_work(initial);
+      if (verify::verify(initial, inlined, vo).equivalent()) {
+        std::vector<Child> results = expand({inlined, prefix, math, prefix.size()});
+        math_sources.insert(math_sources.end(), results.begin(), results.end());
+      } else {
+        ++out_.rejected["full_inline_failed"];
+      }
+    }
+  }
+
   // Inverse strategies from their forward partner's results.
   for (const auto& [inverse_name, forward_name] : kInversePairs) {
     const Strategy* inverse = strategy::find_strategy(inverse_name);
@@ -297,7 +337,7 @@ void UnitGenerator::run(const leir::Program& initial) {
     const std::vector<Child>& sources =
         forward->category() == strategy::Category::kMath ? math_sources : first;
     for (const Child& c : pick(sources, forward_name, options_.inverse_states))
-      expand({c.program, c.provenance, {inverse}});
+      expand({c.program, c.provenance, {inverse}, c.free_steps});
   }
 
   // Dead-code elimination on a program with injected dead code.

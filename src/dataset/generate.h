@@ -21,10 +21,11 @@ struct GenerateOptions {
   // Feasible sites verified per (state, strategy); 0 = all. Hard strategies get more: the easy
   // ones are capped hard by the filter anyway, so verifying many of them is wasted work.
   int max_sites_per_strategy = 6;
-  int max_sites_easy = 2;  // the same for easy and very easy strategies
-  int inline_states = 2;   // compute_inline results followed per inlining level
-  int inverse_states = 2;  // forward results followed per inverse pair
-  int chain_width = 1;     // random chains started from the imported program
+  int max_sites_easy = 2;     // the same for easy and very easy strategies
+  int inline_states = 2;      // compute_inline results followed per inlining level
+  int full_inline_steps = 8;  // most compute_inline steps to the fully inlined state
+  int inverse_states = 2;     // forward results followed per inverse pair
+  int chain_width = 2;        // random chains started from the imported program
   int verify_seeds = 2;
   // A non-small instance is used only if its imported program needs at most this many
   // statement executions per run (the verification-cost budget).

@@ -32,6 +32,7 @@ json fingerprint(const GenerateOptions& g) {
           {"max_sites_easy", g.max_sites_easy},
           {"unit_work_budget", g.unit_work_budget},
           {"inline_states", g.inline_states},
+          {"full_inline_steps", g.full_inline_steps},
           {"inverse_states", g.inverse_states},
           {"chain_width", g.chain_width},
           {"verify_seeds", g.verify_seeds},
@@ -98,8 +99,8 @@ DatasetStats merge_counts(const std::vector<UnitResult>& units) {
 
 Result<void> write_file_atomic(const std::string& path, const std::string& contents) {
   static std::atomic<uint64_t> counter{0};
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                          std::to_string(counter.fetch_add(1));
+  const std::string tmp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return Error::make("io_error", "cannot write " + tmp);
@@ -109,8 +110,8 @@ Result<void> write_file_atomic(const std::string& path, const std::string& conte
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);
-  if (ec) return Error::make("io_error", "cannot rename " + tmp + " to " + path + ": " +
-                                             ec.message());
+  if (ec)
+    return Error::make("io_error", "cannot rename " + tmp + " to " + path + ": " + ec.message());
   return {};
 }
 
@@ -144,8 +145,9 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
   std::atomic<bool> io_failed{false};
   std::string io_message;
   std::mutex io_mutex;
-  const int jobs = options.jobs > 0 ? options.jobs
-                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = options.jobs > 0
+                       ? options.jobs
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   tbb::task_arena arena(jobs);
   arena.execute([&] {
     tbb::parallel_for(
@@ -173,7 +175,8 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
   std::vector<UnitResult> results;
   for (const WorkUnit& unit : units) {
     auto r = load_checkpoint(checkpoint_path(out, unit), fp);
-    if (!r) return Error::make("io_error", "checkpoint of " + unit.id + " vanished during the build");
+    if (!r)
+      return Error::make("io_error", "checkpoint of " + unit.id + " vanished during the build");
     results.push_back(std::move(*r));
   }
   DatasetStats st = merge_counts(results);
@@ -192,9 +195,8 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
   const std::set<std::string> held_out =
       held_out_workloads(workloads, options.filter.test_fraction, options.filter.seed);
   st.test_workloads.assign(held_out.begin(), held_out.end());
-  st.train_workloads =
-      static_cast<int64_t>(std::set<std::string>(workloads.begin(), workloads.end()).size() -
-                           held_out.size());
+  st.train_workloads = static_cast<int64_t>(
+      std::set<std::string>(workloads.begin(), workloads.end()).size() - held_out.size());
   Split splits[2] = {{"train", {}, {}, {}}, {"test", {}, {}, {}}};
   for (size_t i : unique) splits[held_out.count(records[i].workload) ? 1 : 0].records.push_back(i);
 
@@ -244,9 +246,8 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
                               estimated_tokens(assistant));
       (split.name == "train" ? st.multi_train : st.multi_test)++;
     }
-    for (const auto& [name, text] :
-         {std::pair{"single_" + split.name + ".jsonl", &single_text},
-          std::pair{"multi_" + split.name + ".jsonl", &multi_text}}) {
+    for (const auto& [name, text] : {std::pair{"single_" + split.name + ".jsonl", &single_text},
+                                     std::pair{"multi_" + split.name + ".jsonl", &multi_text}}) {
       STEPTP_TRY(write_file_atomic((out / name).string(), *text));
       summary.files.push_back(name);
     }

@@ -8,7 +8,10 @@
 namespace steptp::dataset {
 
 ProgressBar::ProgressBar(size_t total, size_t already_done, bool enabled)
-    : total_(total), done_(already_done), done_at_start_(already_done), enabled_(enabled),
+    : total_(total),
+      done_(already_done),
+      done_at_start_(already_done),
+      enabled_(enabled),
       start_(std::chrono::steady_clock::now()) {}
 
 void ProgressBar::advance(std::string_view label) {

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "codegen/c_engine.h"
@@ -45,8 +44,8 @@ std::string recheck_line(const std::string& text, const verify::VerifyOptions& v
   if (answer->think.empty()) return "empty <think>";
   nlohmann::json a = nlohmann::json::parse(answer->answer, nullptr, false);
   if (a.is_discarded()) return "answer is not JSON";
-  std::vector<nlohmann::json> items = a.is_array() ? a.get<std::vector<nlohmann::json>>()
-                                                    : std::vector<nlohmann::json>{a};
+  std::vector<nlohmann::json> items =
+      a.is_array() ? a.get<std::vector<nlohmann::json>>() : std::vector<nlohmann::json>{a};
   if (items.empty()) return "empty answer list";
   verify::Verifier verifier(*original, vo);
   if (verifier.original_failure()) return "original fails: " + verifier.original_failure()->message;

@@ -14,8 +14,8 @@
 namespace steptp::dataset {
 
 struct RecheckSummary {
-  int64_t lines = 0;      // samples in the files
-  int64_t checked = 0;    // samples re-verified (a seeded sample of at most `max_samples`)
+  int64_t lines = 0;    // samples in the files
+  int64_t checked = 0;  // samples re-verified (a seeded sample of at most `max_samples`)
   int64_t passed = 0;
   std::string engine;
   std::vector<std::string> failures;  // "file:line: reason", at most 20

@@ -68,9 +68,10 @@ StepRecord step_record_from_json(const json& j) {
 json to_json(const UnitResult& u) {
   json records = json::array();
   for (const StepRecord& r : u.records) records.push_back(to_json(r));
-  return json{{"unit", u.unit},         {"workload", u.workload}, {"import_error", u.import_error},
-              {"states", u.states},     {"candidates", u.candidates},
-              {"verified", u.verified}, {"rejected", u.rejected}, {"records", records}};
+  return json{
+      {"unit", u.unit},         {"workload", u.workload},     {"import_error", u.import_error},
+      {"states", u.states},     {"candidates", u.candidates}, {"verified", u.verified},
+      {"rejected", u.rejected}, {"records", records}};
 }
 
 UnitResult unit_result_from_json(const json& j) {

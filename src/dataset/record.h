@@ -7,11 +7,10 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace steptp::dataset {
 
@@ -24,24 +23,24 @@ struct Verification {
 };
 
 struct StepRecord {
-  std::string unit;           // "Softmax.small"
-  std::string workload;       // catalog name, also the model name in prompts
+  std::string unit;      // "Softmax.small"
+  std::string workload;  // catalog name, also the model name in prompts
   int level = 0;
-  std::string instance;       // "small" / "default"
-  nlohmann::json shapes;      // the shape parameters of the traced instance
-  uint64_t seed = 0;          // the unit's seed
-  std::string declarations;   // one declaration per line
-  std::string original;       // the body before the step (canonical LEIR)
-  std::string transformed;    // the body after the step
+  std::string instance;           // "small" / "default"
+  nlohmann::json shapes;          // the shape parameters of the traced instance
+  uint64_t seed = 0;              // the unit's seed
+  std::string declarations;       // one declaration per line
+  std::string original;           // the body before the step (canonical LEIR)
+  std::string transformed;        // the body after the step
   uint64_t original_hash = 0;     // leir::hash_value of the program before
   uint64_t transformed_hash = 0;  // and after
   std::string strategy;
   std::string category;
   std::string difficulty;
-  std::string site;           // printed Site, replayable
-  int depth = 0;              // steps between the imported program and `original`
+  std::string site;                     // printed Site, replayable
+  int depth = 0;                        // steps between the imported program and `original`
   std::vector<std::string> provenance;  // those steps, printed, in order
-  std::string cot;            // the chain of thought text
+  std::string cot;                      // the chain of thought text
   Verification verification;
   std::map<std::string, std::string> lowered;  // "c" / "cuda" / "tir" → text (on request)
 };
@@ -49,9 +48,9 @@ struct StepRecord {
 struct UnitResult {
   std::string unit;
   std::string workload;
-  std::string import_error;                 // non-empty when the graph could not be imported
-  int64_t states = 0;                       // programs whose sites were enumerated
-  int64_t candidates = 0;                   // (state, site) pairs tried
+  std::string import_error;  // non-empty when the graph could not be imported
+  int64_t states = 0;        // programs whose sites were enumerated
+  int64_t candidates = 0;    // (state, site) pairs tried
   int64_t verified = 0;
   std::map<std::string, int64_t> rejected;  // reason → count (verify status names, ...)
   std::vector<StepRecord> records;

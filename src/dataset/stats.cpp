@@ -65,8 +65,8 @@ nlohmann::json to_json(const DatasetStats& s) {
           {"test_workloads", s.test_workloads},
           {"hard_share_single", s.hard_share_single},
           {"hard_share_labels", s.hard_share_labels},
-          {"estimated_tokens", {{"single", lengths_json(s.single_tokens)},
-                                {"multi", lengths_json(s.multi_tokens)}}}};
+          {"estimated_tokens",
+           {{"single", lengths_json(s.single_tokens)}, {"multi", lengths_json(s.multi_tokens)}}}};
 }
 
 std::string to_markdown(const DatasetStats& s) {
@@ -83,8 +83,9 @@ std::string to_markdown(const DatasetStats& s) {
       s.test_workloads.size(), percent(s.hard_share_single), percent(s.hard_share_labels),
       s.single_tokens.mean, s.single_tokens.median, s.single_tokens.max, s.multi_tokens.mean,
       s.multi_tokens.median, s.multi_tokens.max);
-  md += "## Per strategy\n\n| strategy | category | difficulty | verified | unique | single | "
-        "multi labels |\n|---|---|---|---|---|---|---|\n";
+  md +=
+      "## Per strategy\n\n| strategy | category | difficulty | verified | unique | single | "
+      "multi labels |\n|---|---|---|---|---|---|---|\n";
   for (const auto& [name, c] : s.per_strategy)
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", name, c.category, c.difficulty,
                       c.verified, c.unique, c.single_kept, c.multi_labels);
@@ -120,10 +121,10 @@ std::string strategy_chart_svg(const DatasetStats& s) {
     const int w = static_cast<int>(kBar * c.single_kept / most);
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", kLabel - 6,
                        y + 12, name);
-    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n",
-                       kLabel, y + 2, w, kRow - 4, difficulty_colour(c.difficulty));
-    svg += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", kLabel + w + 4, y + 12,
-                       c.single_kept);
+    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n", kLabel,
+                       y + 2, w, kRow - 4, difficulty_colour(c.difficulty));
+    svg +=
+        fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", kLabel + w + 4, y + 12, c.single_kept);
     y += kRow;
   }
   return svg + "</svg>\n";

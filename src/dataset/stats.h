@@ -8,10 +8,9 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace steptp::dataset {
 
@@ -34,7 +33,7 @@ LengthSummary summarize_lengths(std::vector<int64_t> lengths);
 
 struct DatasetStats {
   int64_t units = 0;
-  int64_t units_skipped = 0;   // import failures and over-budget instances
+  int64_t units_skipped = 0;  // import failures and over-budget instances
   int64_t states = 0;
   int64_t candidates = 0;
   int64_t verified = 0;

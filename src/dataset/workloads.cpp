@@ -6,15 +6,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace steptp::dataset {
 
 Result<std::vector<WorkUnit>> discover_units(const std::string& workloads_dir,
-                                             const std::string& glob,
-                                             bool include_default_shapes) {
+                                             const std::string& glob, bool include_default_shapes) {
   namespace fs = std::filesystem;
   const fs::path root(workloads_dir);
   std::ifstream in(root / "catalog.json");
@@ -22,8 +20,7 @@ Result<std::vector<WorkUnit>> discover_units(const std::string& workloads_dir,
   std::stringstream text;
   text << in.rdbuf();
   nlohmann::json catalog = nlohmann::json::parse(text.str(), nullptr, false);
-  if (catalog.is_discarded() || !catalog.contains("workloads") ||
-      !catalog["workloads"].is_array())
+  if (catalog.is_discarded() || !catalog.contains("workloads") || !catalog["workloads"].is_array())
     return Error::make("bad_catalog", (root / "catalog.json").string() +
                                           " is not a catalog (no \"workloads\" array)");
   std::vector<WorkUnit> units;

@@ -12,7 +12,7 @@
 namespace steptp::dataset {
 
 struct WorkUnit {
-  std::string id;          // "<workload>.<instance>", unique, the checkpoint file name
+  std::string id;  // "<workload>.<instance>", unique, the checkpoint file name
   std::string workload;
   int level = 0;
   std::string instance;    // "small" (the small-shape graph) or "default" (the default shapes)
@@ -22,7 +22,6 @@ struct WorkUnit {
 // Units of every catalog workload whose name matches `glob` (fnmatch), sorted by id.
 // `workloads_dir` holds catalog.json and graphs/. Errors: "io_error", "bad_catalog".
 Result<std::vector<WorkUnit>> discover_units(const std::string& workloads_dir,
-                                             const std::string& glob,
-                                             bool include_default_shapes);
+                                             const std::string& glob, bool include_default_shapes);
 
 }  // namespace steptp::dataset

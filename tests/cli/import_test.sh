@@ -51,7 +51,7 @@ else
 fi
 
 expect_exit 0 "list workloads" -- "$STEPTP" workloads
-expect_output "251 workloads" "the catalog has 251 workloads"
+expect_output "253 workloads" "the catalog has 253 workloads"
 expect_exit 0 "list level 1 as JSON" -- "$STEPTP" workloads --level 1 --json
 expect_output '"level": 1' "level 1 entries"
 expect_exit 2 "bad level" -- "$STEPTP" workloads --level 9

@@ -157,22 +157,35 @@ Check usable_operand(const leir::Program& p, const StmtRef& r, const ExprRef& x,
 }
 
 Check exp_argument_in_range(const leir::Program& p, const ExprRef& n, std::string_view code) {
-  std::set<std::string> accumulated;
+  // Accumulated tensors, then everything computed from them: a conv output squared or times
+  // another is as far out of exp's range as a sum of squares.
+  std::set<std::string> unbounded;
   leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext&) {
     leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
       if (e->kind() == ExprKind::kAccess && e->name() == s.lhs->name())
-        accumulated.insert(s.lhs->name());
+        unbounded.insert(s.lhs->name());
     });
   });
+  for (bool grew = true; grew;) {
+    grew = false;
+    leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext&) {
+      if (unbounded.count(s.lhs->name())) return;
+      bool reads = false;
+      leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
+        reads |= e->kind() == ExprKind::kAccess && unbounded.count(e->name()) > 0;
+      });
+      if (reads) grew |= unbounded.insert(s.lhs->name()).second;
+    });
+  }
   std::string culprit;
   leir::for_each_expr(n, [&](const ExprRef& e) {
-    if (culprit.empty() && e->kind() == ExprKind::kAccess && accumulated.count(e->name()))
+    if (culprit.empty() && e->kind() == ExprKind::kAccess && unbounded.count(e->name()))
       culprit = e->name();
   });
   if (!culprit.empty())
     return infeasible(std::string(code) + "may_overflow_exp",
-                      "{} is an accumulated value, which can exceed the range of exp (about "
-                      "709) and make the split inf/inf",
+                      "{} is (or is computed from) an accumulated value, which can exceed the "
+                      "range of exp (about 709) and make the split inf/inf",
                       culprit);
   return feasible();
 }

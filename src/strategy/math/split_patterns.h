@@ -48,8 +48,9 @@ leir::ExprRef replace_operand(const leir::ExprRef& e, size_t n,
 Check usable_operand(const leir::Program& p, const StmtRef& r, const leir::ExprRef& x,
                      std::string_view code);
 // Refuses ("<code>may_overflow_exp") a value that becomes the argument of a new exp(·) when it
-// reads a tensor some statement accumulates (T=T+…, T=T*…): an accumulated sum of n terms
-// easily exceeds 709, where exp overflows to inf and X/exp(N)*exp(N) turns into inf/inf = NaN.
+// reads a tensor some statement accumulates (T=T+…, T=T*…) or one computed from such a tensor:
+// an accumulated sum of n terms easily exceeds 709, where exp overflows to inf and
+// X/exp(N)*exp(N) turns into inf/inf = NaN.
 Check exp_argument_in_range(const leir::Program& p, const leir::ExprRef& n, std::string_view code);
 // `if_then_else(k-1<0,identity,X_{..,k-1})` for X whose last index is an enclosing loop
 // variable k, X written before the statement's top-level block; or an Infeasible.

@@ -88,10 +88,25 @@ TEST(Filter, ProbabilityZeroKeepsNothingAndOneKeepsEverything) {
   std::vector<StepRecord> r;
   for (int k = 0; k < 20; ++k) r.push_back(make("loop_unrolling", "easy", k));
   FilterOptions o;
+  o.keep_one_per_strategy = false;
   o.easy = {0.0, -1};
   EXPECT_EQ(kept(filter_single(r, all(r), o, "train")), 0);
   o.easy = {1.0, -1};
   EXPECT_EQ(kept(filter_single(r, all(r), o, "train")), 20);
+}
+
+TEST(Filter, AStrategyWhoseCandidatesAllLoseTheDrawKeepsOne) {
+  std::vector<StepRecord> r;
+  for (int k = 0; k < 5; ++k) r.push_back(make("logsimp", "very_easy", k));
+  for (int k = 5; k < 9; ++k) r.push_back(make("loop_unrolling", "easy", k));
+  FilterOptions o;
+  o.very_easy = {0.0, 50};  // every draw fails
+  o.easy = {0.0, -1};
+  auto v = filter_single(r, all(r), o, "train");
+  EXPECT_EQ(kept(v), 2);  // one per strategy
+  int64_t kept_logsimp = 0;
+  for (size_t i = 0; i < 5; ++i) kept_logsimp += v[i] == FilterVerdict::kKept;
+  EXPECT_EQ(kept_logsimp, 1);
 }
 
 TEST(Filter, ProbabilityIsRoughlyHonoured) {
