@@ -106,7 +106,7 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
            {"single_train.jsonl", "single_test.jsonl", "multi_train.jsonl", "multi_test.jsonl"})
         files.push_back(options.out_dir + "/" + f);
       auto r = dataset::recheck_chat_files(files, flags->recheck, flags->seed,
-                                           !flags->recheck_interpreter);
+                                           !flags->recheck_interpreter, options.jobs);
       if (!r) {
         std::cerr << "steptp: " << r.error().render() << "\n";
         ctx.exit_code = kExitBadInput;

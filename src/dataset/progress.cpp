@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 
 namespace steptp::dataset {
@@ -12,6 +14,8 @@ ProgressBar::ProgressBar(size_t total, size_t already_done, bool enabled)
       done_(already_done),
       done_at_start_(already_done),
       enabled_(enabled),
+      terminal_(isatty(fileno(stderr)) != 0),
+      last_tenth_(total ? 10 * already_done / total : 0),
       start_(std::chrono::steady_clock::now()) {}
 
 void ProgressBar::advance(std::string_view label) {
@@ -32,6 +36,14 @@ void ProgressBar::draw(std::string_view label) {
   std::string bar(filled, '#');
   bar.resize(kWidth, '.');
   std::string name(label.substr(0, 40));
+  if (!terminal_) {
+    const size_t tenth = total_ ? 10 * done_ / total_ : 10;
+    if (tenth == last_tenth_) return;
+    last_tenth_ = tenth;
+    fmt::print(stderr, "[{}] {}/{} units  {:.2f} units/s  ETA {}m{:02}s\n", bar, done_, total_,
+               rate, static_cast<int>(eta) / 60, static_cast<int>(eta) % 60);
+    return;
+  }
   fmt::print(stderr, "\r[{}] {}/{} units  {:.2f} units/s  ETA {}m{:02}s  {:<40}", bar, done_,
              total_, rate, static_cast<int>(eta) / 60, static_cast<int>(eta) % 60, name);
   std::fflush(stderr);
@@ -39,7 +51,7 @@ void ProgressBar::draw(std::string_view label) {
 
 void ProgressBar::finish() {
   std::lock_guard lock(mutex_);
-  if (enabled_) fmt::print(stderr, "\n");
+  if (enabled_ && terminal_) fmt::print(stderr, "\n");
 }
 
 }  // namespace steptp::dataset

@@ -1,5 +1,6 @@
 // dataset/progress.h — a thread-safe progress bar on stderr: done/total, rate, ETA, last unit.
-// Purely cosmetic: it never affects what is written to the dataset files.
+// Purely cosmetic: it never affects what is written to the dataset files. On a terminal it
+// redraws one line; into a file or pipe (CI logs) it writes a plain line every 10% instead.
 #pragma once
 
 #include <chrono>
@@ -22,6 +23,8 @@ class ProgressBar {
   size_t done_;
   size_t done_at_start_;
   bool enabled_;
+  bool terminal_;
+  size_t last_tenth_ = 0;  // the last 10% step written when not on a terminal
   std::chrono::steady_clock::time_point start_;
 };
 

@@ -1,6 +1,9 @@
 // dataset/recheck.cpp — parse, rebuild and verify exported samples.
 #include "dataset/recheck.h"
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -68,7 +71,8 @@ std::string recheck_line(const std::string& text, const verify::VerifyOptions& v
 }  // namespace
 
 Result<RecheckSummary> recheck_chat_files(const std::vector<std::string>& files,
-                                          int64_t max_samples, uint64_t seed, bool compiled) {
+                                          int64_t max_samples, uint64_t seed, bool compiled,
+                                          int jobs) {
   std::vector<Line> lines;
   for (const std::string& f : files) {
     std::ifstream in(f);
@@ -94,18 +98,32 @@ Result<RecheckSummary> recheck_chat_files(const std::vector<std::string>& files,
     if (!verify::has_compiled_engine())
       verify::set_compiled_engine(
           [](const leir::Program& p, const std::vector<leir::TensorData>& inputs) {
-            return codegen::run_compiled(p, inputs);
+            // -O1: every recheck sample is a new kernel, compiled once and run on a handful of
+            // inputs, so compile time dominates; the values do not depend on the level
+            // (-ffp-contract=off stays).
+            codegen::CEngineOptions o;
+            for (std::string& f : o.compiler.flags)
+              if (f == "-O3") f = "-O1";
+            o.threads = 1;
+            return codegen::run_compiled(p, inputs, o);
           });
     vo.engine = verify::Engine::kBoth;
   }
   s.engine = std::string(verify::engine_name(vo.engine));
-  for (size_t i : order) {
+  // Samples are independent: re-verify them on all cores, report in file order.
+  std::vector<std::string> why(order.size());
+  tbb::task_arena arena(jobs > 0 ? jobs : tbb::this_task_arena::max_concurrency());
+  arena.execute([&] {
+    tbb::parallel_for(size_t{0}, order.size(),
+                      [&](size_t k) { why[k] = recheck_line(lines[order[k]].text, vo); });
+  });
+  for (size_t k = 0; k < order.size(); ++k) {
     ++s.checked;
-    std::string why = recheck_line(lines[i].text, vo);
-    if (why.empty()) {
+    if (why[k].empty()) {
       ++s.passed;
     } else if (s.failures.size() < 20) {
-      s.failures.push_back(fmt::format("{}:{}: {}", lines[i].file, lines[i].number, why));
+      s.failures.push_back(
+          fmt::format("{}:{}: {}", lines[order[k]].file, lines[order[k]].number, why[k]));
     }
   }
   return s;

@@ -21,9 +21,10 @@ struct RecheckSummary {
   std::vector<std::string> failures;  // "file:line: reason", at most 20
 };
 
-// `files` are single- or multi-answer chat JSONL files. Errors: "io_error" only; a malformed
-// line is a failure, not an error.
+// `files` are single- or multi-answer chat JSONL files, re-verified on `jobs` threads (0: all
+// cores). Errors: "io_error" only; a malformed line is a failure, not an error.
 Result<RecheckSummary> recheck_chat_files(const std::vector<std::string>& files,
-                                          int64_t max_samples, uint64_t seed, bool compiled);
+                                          int64_t max_samples, uint64_t seed, bool compiled,
+                                          int jobs = 0);
 
 }  // namespace steptp::dataset
