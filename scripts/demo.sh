@@ -11,10 +11,14 @@ examples=(examples/*.leir)
 if [ ${#examples[@]} -gt 0 ]; then
   f=${examples[0]}
   echo "== LEIR tour: $f"
+  # Whole outputs go to a file first: `| head` would close the pipe early, and with pipefail
+  # the writer's SIGPIPE (exit 141) would fail the demo.
+  tour=$(mktemp)
+  trap 'rm -f "$tour"' EXIT
   "$STEPTP" check "$f"
-  "$STEPTP" run "$f" --seed 1 | head -n 5
+  "$STEPTP" run "$f" --seed 1 > "$tour" && head -n 5 "$tour"
   "$STEPTP" verify "$f" "$f"
-  "$STEPTP" sites "$f" | head -n 5
+  "$STEPTP" sites "$f" > "$tour" && head -n 5 "$tour"
 fi
 echo "== build-dataset over the bundled catalog (out: $OUT)"
 "$STEPTP" build-dataset --catalog workloads --out "$OUT" --seed 0 --recheck 500
