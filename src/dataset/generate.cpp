@@ -2,7 +2,9 @@
 #include "dataset/generate.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <mutex>
 #include <sstream>
 
@@ -68,6 +70,17 @@ struct Child {
   std::vector<std::string> provenance;  // including the step that produced it
   size_t free_steps = 0;                // as in State
 };
+
+// With STEPTP_DATASET_DEBUG set, a strategy that throws is reported on stderr with the program
+// and the step, so the bug can be replayed with `steptp apply`.
+void report_internal_error(const leir::Program& p, const std::string& step,
+                           const std::exception& e) {
+  if (!std::getenv("STEPTP_DATASET_DEBUG")) return;
+  static std::mutex m;
+  std::lock_guard lock(m);
+  std::cerr << "internal error in " << step << ": " << e.what() << "\n"
+            << leir::print_program(p) << "\n";
+}
 
 std::string declarations_text(const leir::Program& p) {
   std::string s;
@@ -145,10 +158,11 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
     try {
       AlgebraGuard guard(*s);
       enumerated.emplace_back(s, strategy::feasible_sites(*s, state.program));
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
       // A bug inside one strategy must not sink the whole build: it is counted and reported
-      // (stats "internal_error"), never turned into a sample.
-      ++out_.rejected["internal_error"];
+      // (stats "internal_error:<strategy>"), never turned into a sample.
+      ++out_.rejected["internal_error:" + std::string(s->name())];
+      report_internal_error(state.program, std::string(s->name()) + " (sites)", e);
     }
   }
   std::vector<size_t> wanted;
@@ -198,8 +212,9 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
       try {
         AlgebraGuard guard(*s);
         applied.emplace(s->apply(state.program, site));
-      } catch (const std::exception&) {
-        ++out_.rejected["internal_error"];
+      } catch (const std::exception& e) {
+        ++out_.rejected["internal_error:" + std::string(s->name())];
+        report_internal_error(state.program, site.to_string(), e);
         continue;
       }
       if (!applied->ok()) {
@@ -214,13 +229,16 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
       verify::VerifyReport report = verifier.check(after);
       spent_ += cost_per_check;
       if (!report.equivalent()) {
-        ++out_.rejected[std::string(verify::status_name(report.status))];
+        // The strategy is named: a step that does not verify is a strategy bug to look at.
+        ++out_.rejected[std::string(verify::status_name(report.status)) + ":" +
+                        std::string(s->name())];
         continue;
       }
       try {
         record(state, *s, site, after, report);
-      } catch (const std::exception&) {
-        ++out_.rejected["internal_error"];
+      } catch (const std::exception& e) {
+        ++out_.rejected["internal_error:" + std::string(s->name())];
+        report_internal_error(state.program, site.to_string() + " (explaining)", e);
         continue;
       }
       ++out_.verified;

@@ -2,7 +2,8 @@
 // loop of `factor` iterations (TVM's split by factor); every use k becomes outer*factor+k.
 //
 //   before: B^{16}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];
-//   after:  B^{16}_{tx=0}L^{4}_{c=0}L^{16}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,c*16+a});];
+//   after:
+//   B^{16}_{tx=0}L^{4}_{c=0}L^{16}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,c*16+a});];
 //
 // A factor that does not divide the extent n splits with a tail: the main nest runs
 // floor(n/f)*f iterations as outer*f+k, then a sibling nest runs the n mod f remaining ones as
@@ -53,8 +54,8 @@ class LoopSplit final : public Strategy {
       for (size_t pos = 0; pos < b->loops.size(); ++pos) {
         const leir::Loop& l = b->loops[pos];
         for (int64_t f : split_factors(l.extent)) {
-          Site site = Site(std::string(name())).set_block(path).set("loop", l.var).set_int(
-              "factor", f);
+          Site site =
+              Site(std::string(name())).set_block(path).set("loop", l.var).set_int("factor", f);
           if (check(p, site).ok()) out.push_back(std::move(site));
         }
       }
@@ -74,8 +75,7 @@ class LoopSplit final : public Strategy {
                         "factor {} must be between 2 and {} (the extent of loop '{}' minus 1)",
                         *factor, loop.extent - 1, loop.var);
     // 2. A tail nest needs the loops around the split one to hold it, and a serial order.
-    if (loop.extent % *factor != 0 &&
-        (site->pos == 0 || loop.kind != leir::LoopKind::kSerial))
+    if (loop.extent % *factor != 0 && (site->pos == 0 || loop.kind != leir::LoopKind::kSerial))
       return infeasible("loop_split.tail_needs_inner_serial_loop",
                         "factor {} does not divide the extent {} of loop '{}', and the tail nest "
                         "needs a serial loop that is not the outermost of its block",
@@ -103,8 +103,8 @@ class LoopSplit final : public Strategy {
     const std::string tail_var = names.fresh_loop_var();
     const auto pos = static_cast<std::ptrdiff_t>(site.pos);
     leir::Block rest{{site.block->loops.begin() + pos, site.block->loops.end()}, site.block->body};
-    leir::Block main = surgery::substitute_var(rest, inner.var,
-                                               surgery::split_index(outer, factor, inner.var));
+    leir::Block main =
+        surgery::substitute_var(rest, inner.var, surgery::split_index(outer, factor, inner.var));
     main.loops[0].extent = factor;
     main.loops.insert(main.loops.begin(), leir::Loop{leir::LoopKind::kSerial, whole, outer});
     leir::Block tail = surgery::substitute_var(
@@ -133,8 +133,8 @@ class LoopSplit final : public Strategy {
           "'{}' becomes {}*{}+{}, covering 0..{}), then a tail nest runs the remaining {} "
           "iterations {}..{}; together they enumerate 0..{} in the same order, so the values "
           "are unchanged",
-          l.var, site.path.to_string(), l.extent, factor, l.extent, outer, l.extent / factor,
-          l.var, factor, l.var, outer, factor, l.var, covered - 1, l.extent - covered, covered,
+          l.var, site.path.to_string(), l.extent, factor, l.extent, outer, l.extent / factor, l.var,
+          factor, l.var, outer, factor, l.var, covered - 1, l.extent - covered, covered,
           l.extent - 1, l.extent - 1);
     }
     return fmt::format(
@@ -146,9 +146,10 @@ class LoopSplit final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[16,64]\noutput D f64[16]\n"
-                   "B^{16}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];\n",
-                   "loop_split(block=0, loop=a, factor=16)"};
+    return Example{
+        "input A f64[16,64]\noutput D f64[16]\n"
+        "B^{16}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];\n",
+        "loop_split(block=0, loop=a, factor=16)"};
   }
 };
 

@@ -82,15 +82,15 @@ class FlashattentionWoTiling final : public Strategy {
     std::string acc = names.fresh_tensor();
     size_t b = m->pair.max_block;
     const leir::Loop& k = p.blocks[b].loops[m->pair.reduce];
+    const std::string v = leir::print(m->mm.v);  // V may be an expression, not only a read
     return fmt::format(
         "blocks {}-{} compute softmax of {} over loop '{}' ({} keys) and multiply it by {} into "
         "{}. One pass per row replaces the four blocks: {} keeps the running max, {} the running "
         "sum and, in a nested loop over the head dimension, {} the running product with {}; both "
         "sums are rescaled by exp(old max - new max) when the max grows. A copy block divides {} "
         "by {} at the last key ({}={}), giving exactly softmax·{}",
-        b, b + 3, leir::print(m->pair.x), k.var, k.extent, leir::print(m->mm.v),
-        m->mm.out->name(), mn, fn, acc, m->mm.v->name(), acc, fn, k.var, k.extent - 1,
-        m->mm.v->name());
+        b, b + 3, leir::print(m->pair.x), k.var, k.extent, leir::print(m->mm.v), m->mm.out->name(),
+        mn, fn, acc, v, acc, fn, k.var, k.extent - 1, v);
   }
 
  private:
@@ -107,11 +107,11 @@ class FlashattentionWoTiling final : public Strategy {
     Outcome<online::SoftmaxPair> pair = online::match_softmax_pair(p, b, code());
     STEPTP_TRY(pair);
     // 5. The normaliser.
-    ExprRef want = Expr::binary(
-        leir::BinaryOp::kDiv,
-        Expr::call(leir::Function::kExp,
-                   {Expr::binary(leir::BinaryOp::kSub, pair->x, pair->max_out)}),
-        pair->sum_out);
+    ExprRef want =
+        Expr::binary(leir::BinaryOp::kDiv,
+                     Expr::call(leir::Function::kExp,
+                                {Expr::binary(leir::BinaryOp::kSub, pair->x, pair->max_out)}),
+                     pair->sum_out);
     Outcome<ExprRef> prob = online::match_normaliser(p, b + 2, p.blocks[b], want, code());
     STEPTP_TRY(prob);
     // 6. The matmul.
@@ -120,8 +120,7 @@ class FlashattentionWoTiling final : public Strategy {
     STEPTP_TRY(mm);
     // 7. A head dimension to accumulate over.
     if (online::head_loop_count(p, *mm) == 0)
-      return infeasible(code() + "no_head_loop", "the matmul in block {} has no head loop",
-                        b + 3);
+      return infeasible(code() + "no_head_loop", "the matmul in block {} has no head loop", b + 3);
     // 8. Nothing else needs the tensors that disappear.
     for (const std::string& t : {pair->max_out->name(), pair->sum_out->name(), (*prob)->name()})
       if (p.find_decl(t) != nullptr || online::used_outside(p, t, b, b + 3))
