@@ -31,7 +31,7 @@ def main(results_path, facts_path):
     w(f"Per workload: `steptp bench NAME --vs-torch --threads {facts.get('threads')} --warmup "
       f"{facts.get('warmup')} --repeats {facts.get('repeats')} --max-work {facts.get('max_work')} "
       "--json`: the catalog graph at its default shapes is imported to LEIR, lowered to naive C "
-      "(no strategy applied), compiled with `cc -O3 -march=native -fopenmp -ffp-contract=off`, run "
+      "(no strategy applied), compiled with `cc -O3 -march=native -mno-avx512f -fopenmp -ffp-contract=off`, run "
       "on deterministic inputs; PyTorch eager runs the KernelBench `Model` of the same problem "
       "file at the same shapes, dtype and thread count (`python/torch_baseline.py`, "
       "`torch.no_grad()`). Both report the median of the timed runs after the warm-up. "
