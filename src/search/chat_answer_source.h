@@ -23,7 +23,7 @@ class ChatAnswerSource final : public AnswerSource {
   ChatAnswerSource(std::unique_ptr<llm::ChatClient> client, ChatSourceOptions options)
       : client_(std::move(client)), options_(std::move(options)) {}
   // Each choice's content; a choice with empty content falls back to its reasoning text (some
-  // servers put everything there), which parse_answer then searches for the answer.
+  // servers put everything there), which llm::parse_answer then searches for the answer.
   Result<std::vector<std::string>> answers(const std::string& prompt, int n) override;
   llm::Usage usage() const { return client_->usage(); }
 

@@ -1,11 +1,13 @@
-// The llm policy: answer extraction is tolerant of wrapping and strict about content; model
-// failures reach the engine as labelled rejections.
+// The llm policy: it asks with the llm module's multi-step prompt, reads answers with the llm
+// module's parser (tested in tests/unit/llm), and model failures reach the engine as labelled
+// rejections.
+#include "search/llm_policy.h"
+
 #include <gtest/gtest.h>
 
 #include "leir/printer.h"
 #include "scripted.h"
 #include "search/algorithms.h"
-#include "search/llm_policy.h"
 
 namespace steptp::search {
 namespace {
@@ -13,40 +15,6 @@ namespace {
 using testing::FakeEvaluator;
 using testing::key_of;
 using testing::program_of;
-
-const char* kBody3 = "B^{4}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx}*3;];";
-
-TEST(ParseAnswer, ReadsTheAnswerTagsAfterAThinkBlock) {
-  std::string text = std::string("<think>try {\"transformed_IR\": \"x\"}</think><answer>") +
-                     "{\"transformed_IR\": \"" + kBody3 +
-                     "\", \"applied_strategy\": \"loop_tiling\"}</answer>";
-  auto a = parse_answer(text);
-  ASSERT_TRUE(a.ok());
-  ASSERT_EQ(a->size(), 1u);
-  EXPECT_EQ((*a)[0].ir, kBody3);
-  EXPECT_EQ((*a)[0].strategy, "loop_tiling");
-}
-
-TEST(ParseAnswer, AcceptsFencesListsPluralKeysAndPythonRepr) {
-  auto fenced = parse_answer(std::string("</think>\n```json\n[{\"transformed_IR\": \"") + kBody3 +
-                             "\", \"applied_strategies\": [\"a\", \"b\"]}]\n```");
-  ASSERT_TRUE(fenced.ok());
-  EXPECT_EQ((*fenced)[0].strategy, "a");
-  auto repr = parse_answer(std::string("<answer>[{'idx': 0, 'transformed_IR': '") + kBody3 +
-                           "', 'applied_strategy': 'x'}]<\\answer>");
-  ASSERT_TRUE(repr.ok());
-  EXPECT_EQ((*repr)[0].ir, kBody3);
-}
-
-TEST(ParseAnswer, RejectsAnswersWithoutAProgram) {
-  for (const char* bad : {"", "no json here", "<answer>{\"applied_strategy\": \"x\"}</answer>",
-                          "<answer>[]</answer>", "<answer>{\"transformed_IR\": 3}</answer>",
-                          "<answer>{\"transformed_IR\": \"a\"</answer>"}) {
-    auto a = parse_answer(bad);
-    ASSERT_FALSE(a.ok()) << bad;
-    EXPECT_EQ(a.error().category, "answer_parse_error");
-  }
-}
 
 // Answers scripted per call.
 class ScriptedSource final : public AnswerSource {
@@ -61,15 +29,15 @@ class ScriptedSource final : public AnswerSource {
 };
 
 std::string answer_for(int64_t v, const std::string& strategy) {
-  return "<answer>{\"transformed_IR\": \"" +
-         leir::print_body(program_of(v).blocks) + "\", \"applied_strategy\": \"" + strategy +
-         "\"}</answer>";
+  return "<answer>{\"transformed_IR\": \"" + leir::print_body(program_of(v).blocks) +
+         "\", \"applied_strategy\": \"" + strategy + "\"}</answer>";
 }
 
 TEST(LlmPolicy, TurnsAnswersIntoCandidatesAndLabelsEveryFailure) {
   ScriptedSource source;
   source.script.push_back(std::vector<std::string>{
-      answer_for(3, "loop_tiling"), "I cannot help", "<answer>{\"transformed_IR\": \"B^{4}[\"}</answer>",
+      answer_for(3, "loop_tiling"), "I cannot help",
+      "<answer>{\"transformed_IR\": \"B^{4}[\", \"applied_strategy\": \"loop_split\"}</answer>",
       answer_for(5, "loop_unrolling")});
   source.script.push_back(Error::make("llm_timeout", "no answer in 600 s"));
   LlmPolicy policy(source, "Toy");
@@ -94,6 +62,19 @@ TEST(LlmPolicy, TurnsAnswersIntoCandidatesAndLabelsEveryFailure) {
   EXPECT_NE(source.prompts[1].find("1. llm:loop_tiling"), std::string::npos);
   EXPECT_NE(source.prompts[0].find("greedy search"), std::string::npos);
   EXPECT_NE(source.prompts[0].find("input A f64[4]"), std::string::npos);
+}
+
+TEST(LlmPolicy, AnAnswerNamingNoKnownStrategyIsRejectedBeforeParsingItsProgram) {
+  ScriptedSource source;
+  source.script.push_back(std::vector<std::string>{answer_for(3, "make_it_fast")});
+  LlmPolicy policy(source, "Toy");
+  FakeEvaluator e;
+  SearchOptions o;
+  o.budget = {1, 1, 4};
+  auto engine = std::move(Engine::create(program_of(0), policy, e, o, "greedy")).value();
+  run_greedy(*engine);
+  EXPECT_EQ(engine->stats().failures.at("answer_parse_error"), 1);
+  EXPECT_EQ(engine->best(), 0);
 }
 
 TEST(LlmPolicy, TheSecondPromptForAStateQuotesTheRealRejectionReasons) {
