@@ -107,24 +107,28 @@ ExprRef replace_operand(const ExprRef& e, size_t n,
 
 namespace {
 
+// `seeds` and every tensor written (through any chain of statements) from a read of one of them.
+std::set<std::string> computed_from(const leir::Program& p, std::set<std::string> seeds) {
+  for (bool grew = true; grew;) {
+    grew = false;
+    leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext&) {
+      if (seeds.count(s.lhs->name())) return;
+      bool reads = false;
+      leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
+        reads |= e->kind() == ExprKind::kAccess && seeds.count(e->name()) > 0;
+      });
+      if (reads) grew |= seeds.insert(s.lhs->name()).second;
+    });
+  }
+  return seeds;
+}
+
 // Whether the value of `tensor` flows (through any chain of statements) into a comparison.
 // A split is exact in real arithmetic but not in floating point (x+n-n may differ from x in the
 // last bit), and an exact comparison downstream — argmax's A>=max(A) — turns that last bit into
 // a different index. Such statements are not split.
 bool reaches_comparison(const leir::Program& p, const std::string& tensor) {
-  std::set<std::string> tainted = {tensor};
-  bool grew = true;
-  while (grew) {
-    grew = false;
-    leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext&) {
-      if (tainted.count(s.lhs->name())) return;
-      bool reads = false;
-      leir::for_each_expr(s.rhs, [&](const ExprRef& n) {
-        reads |= n->kind() == ExprKind::kAccess && tainted.count(n->name()) > 0;
-      });
-      if (reads) grew |= tainted.insert(s.lhs->name()).second;
-    });
-  }
+  const std::set<std::string> tainted = computed_from(p, {tensor});
   bool compared = false;
   leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext&) {
     leir::for_each_expr(s.rhs, [&](const ExprRef& n) {
@@ -159,24 +163,14 @@ Check usable_operand(const leir::Program& p, const StmtRef& r, const ExprRef& x,
 Check exp_argument_in_range(const leir::Program& p, const ExprRef& n, std::string_view code) {
   // Accumulated tensors, then everything computed from them: a conv output squared or times
   // another is as far out of exp's range as a sum of squares.
-  std::set<std::string> unbounded;
+  std::set<std::string> accumulated;
   leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext&) {
     leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
       if (e->kind() == ExprKind::kAccess && e->name() == s.lhs->name())
-        unbounded.insert(s.lhs->name());
+        accumulated.insert(s.lhs->name());
     });
   });
-  for (bool grew = true; grew;) {
-    grew = false;
-    leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext&) {
-      if (unbounded.count(s.lhs->name())) return;
-      bool reads = false;
-      leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
-        reads |= e->kind() == ExprKind::kAccess && unbounded.count(e->name()) > 0;
-      });
-      if (reads) grew |= unbounded.insert(s.lhs->name()).second;
-    });
-  }
+  const std::set<std::string> unbounded = computed_from(p, std::move(accumulated));
   std::string culprit;
   leir::for_each_expr(n, [&](const ExprRef& e) {
     if (culprit.empty() && e->kind() == ExprKind::kAccess && unbounded.count(e->name()))
