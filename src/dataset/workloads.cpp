@@ -16,7 +16,10 @@ Result<std::vector<WorkUnit>> discover_units(const std::string& workloads_dir,
   namespace fs = std::filesystem;
   const fs::path root(workloads_dir);
   std::ifstream in(root / "catalog.json");
-  if (!in) return Error::make("io_error", "cannot read " + (root / "catalog.json").string());
+  if (!in)
+    return Error::make("io_error", "cannot read " + (root / "catalog.json").string() +
+                                       " (run from the repository root, or pass --catalog DIR: "
+                                       "the folder with catalog.json and graphs/)");
   std::stringstream text;
   text << in.rdbuf();
   nlohmann::json catalog = nlohmann::json::parse(text.str(), nullptr, false);
