@@ -46,7 +46,8 @@ class AdditiveSplit final : public Strategy {
         base.set_int("operand", int64_t(i));
         std::vector<Site> candidates = {Site(base).set("by", "prev")};
         for (size_t j = 0; j < ops.size(); ++j)
-          if (j != i) candidates.push_back(Site(base).set("by", "operand").set_int("with", int64_t(j)));
+          if (j != i)
+            candidates.push_back(Site(base).set("by", "operand").set_int("with", int64_t(j)));
         for (const Site& s : candidates)
           if (resolve(p, s).ok()) out.push_back(s);
       }
@@ -86,33 +87,27 @@ class AdditiveSplit final : public Strategy {
 
   Outcome<AddSite> resolve(const leir::Program& p, const Site& s) const {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
-    // 1. The statement and the operand.
-    Outcome<split::StmtRef> r = split::site_statement(p, s, code());
-    STEPTP_TRY(r);
-    Outcome<int64_t> i = s.integer("operand");
-    STEPTP_TRY(i);
-    std::vector<ExprRef> ops = split::value_operands(r->stmt.rhs);
-    if (*i < 0 || size_t(*i) >= ops.size())
-      return infeasible(code() + "no_such_operand", "statement {} has {} operands, not {}",
-                        r->index, ops.size(), *i + 1);
-    const ExprRef& x = ops[size_t(*i)];
-    // 2. X can be shifted.
-    STEPTP_TRY(split::usable_operand(p, *r, x, code()));
+    // 1. The statement and the operand; 2. X can be shifted.
+    Outcome<split::OperandRef> o = split::site_operand(p, s, code());
+    STEPTP_TRY(o);
     // 3. The shift.
     Outcome<std::string> by = s.name("by");
     STEPTP_TRY(by);
     if (*by == "prev") {
-      Outcome<ExprRef> n = split::previous_element(p, *r, x, Expr::integer(0), code());
+      Outcome<ExprRef> n = split::previous_element(p, o->stmt, o->x, Expr::integer(0), code());
       STEPTP_TRY(n);
-      return AddSite{*r, size_t(*i), x, *n};
+      return AddSite{o->stmt, o->operand, o->x, *n};
     }
     Outcome<int64_t> j = s.integer("with");
-    if (*by != "operand" || !j.ok() || *j < 0 || size_t(*j) >= ops.size() || *j == *i)
-      return infeasible(code() + "bad_shift", "by={} is neither prev nor operand with another "
-                        "operand index", *by);
-    const ExprRef& n = ops[size_t(*j)];
-    STEPTP_TRY(split::usable_operand(p, *r, n, code()));
-    return AddSite{*r, size_t(*i), x, n};
+    if (*by != "operand" || !j.ok() || *j < 0 || size_t(*j) >= o->operands.size() ||
+        size_t(*j) == o->operand)
+      return infeasible(code() + "bad_shift",
+                        "by={} is neither prev nor operand with another "
+                        "operand index",
+                        *by);
+    const ExprRef& n = o->operands[size_t(*j)];
+    STEPTP_TRY(split::usable_operand(p, o->stmt, n, code()));
+    return AddSite{o->stmt, o->operand, o->x, n};
   }
 };
 

@@ -34,12 +34,16 @@ struct MulSite {
 // The positive numeric literals in value positions of e, in pre-order, without repeats.
 std::vector<ExprRef> positive_literals(const ExprRef& e) {
   std::vector<ExprRef> out;
-  split::replace_nth(e, SIZE_MAX - 1, [&](const ExprRef& n) {
-    if (n->kind() == ExprKind::kNumber && n->number_value() > 0 &&
-        std::none_of(out.begin(), out.end(), [&](const ExprRef& o) { return leir::equal(o, n); }))
-      out.push_back(n);
-    return false;
-  }, [](const ExprRef& n) { return n; });
+  split::replace_nth(
+      e, SIZE_MAX - 1,
+      [&](const ExprRef& n) {
+        if (n->kind() == ExprKind::kNumber && n->number_value() > 0 &&
+            std::none_of(out.begin(), out.end(),
+                         [&](const ExprRef& o) { return leir::equal(o, n); }))
+          out.push_back(n);
+        return false;
+      },
+      [](const ExprRef& n) { return n; });
   return out;
 }
 
@@ -84,9 +88,8 @@ class MultiplicativeSplit final : public Strategy {
     Outcome<MulSite> m = resolve(p, s);
     STEPTP_TRY(m);
     ExprRef rhs = split::replace_operand(m->stmt.stmt.rhs, m->operand, [&](const ExprRef& x) {
-      return Expr::grouped(Expr::binary(leir::BinaryOp::kMul,
-                                        Expr::binary(leir::BinaryOp::kDiv, x, m->divisor),
-                                        m->divisor));
+      return Expr::grouped(Expr::binary(
+          leir::BinaryOp::kMul, Expr::binary(leir::BinaryOp::kDiv, x, m->divisor), m->divisor));
     });
     return split::with_statement(p, m->stmt, leir::Stmt{m->stmt.stmt.lhs, rhs});
   }
@@ -107,44 +110,39 @@ class MultiplicativeSplit final : public Strategy {
 
   Outcome<MulSite> resolve(const leir::Program& p, const Site& s) const {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
-    // 1. The statement and the operand.
-    Outcome<split::StmtRef> r = split::site_statement(p, s, code());
-    STEPTP_TRY(r);
-    Outcome<int64_t> i = s.integer("operand");
-    STEPTP_TRY(i);
-    std::vector<ExprRef> ops = split::value_operands(r->stmt.rhs);
-    if (*i < 0 || size_t(*i) >= ops.size())
-      return infeasible(code() + "no_such_operand", "statement {} has {} operands, not {}",
-                        r->index, ops.size(), *i + 1);
-    const ExprRef& x = ops[size_t(*i)];
-    // 2. X can be scaled.
-    STEPTP_TRY(split::usable_operand(p, *r, x, code()));
+    // 1. The statement and the operand; 2. X can be scaled.
+    Outcome<split::OperandRef> o = split::site_operand(p, s, code());
+    STEPTP_TRY(o);
+    const split::StmtRef& r = o->stmt;
+    const std::vector<ExprRef>& ops = o->operands;
+    const ExprRef& x = o->x;
+    const size_t i = o->operand;
     // 3. A divisor that cannot be zero.
     Outcome<std::string> by = s.name("by");
     STEPTP_TRY(by);
     if (*by == "const") {
       Outcome<std::string> v = s.name("value");
       STEPTP_TRY(v);
-      for (const ExprRef& l : positive_literals(r->stmt.rhs))
-        if (l->number_spelling() == *v) return MulSite{*r, size_t(*i), x, l};
-      return infeasible(code() + "bad_constant",
-                        "{} is not a positive constant of statement {}", *v, r->index);
+      for (const ExprRef& l : positive_literals(r.stmt.rhs))
+        if (l->number_spelling() == *v) return MulSite{r, i, x, l};
+      return infeasible(code() + "bad_constant", "{} is not a positive constant of statement {}",
+                        *v, r.index);
     }
     auto exp_of = [](ExprRef e) { return Expr::call(leir::Function::kExp, {std::move(e)}); };
     if (*by == "exp_prev") {
-      Outcome<ExprRef> n = split::previous_element(p, *r, x, Expr::integer(0), code());
+      Outcome<ExprRef> n = split::previous_element(p, r, x, Expr::integer(0), code());
       STEPTP_TRY(n);
       STEPTP_TRY(split::exp_argument_in_range(p, *n, code()));
-      return MulSite{*r, size_t(*i), x, exp_of(*n)};
+      return MulSite{r, i, x, exp_of(*n)};
     }
     Outcome<int64_t> j = s.integer("with");
-    if (*by != "exp_operand" || !j.ok() || *j < 0 || size_t(*j) >= ops.size() || *j == *i)
+    if (*by != "exp_operand" || !j.ok() || *j < 0 || size_t(*j) >= ops.size() || size_t(*j) == i)
       return infeasible(code() + "bad_shift",
                         "by={} is none of const, exp_prev, exp_operand with another operand", *by);
     const ExprRef& n = ops[size_t(*j)];
-    STEPTP_TRY(split::usable_operand(p, *r, n, code()));
+    STEPTP_TRY(split::usable_operand(p, r, n, code()));
     STEPTP_TRY(split::exp_argument_in_range(p, n, code()));
-    return MulSite{*r, size_t(*i), x, exp_of(n)};
+    return MulSite{r, i, x, exp_of(n)};
   }
 };
 

@@ -160,6 +160,21 @@ Check usable_operand(const leir::Program& p, const StmtRef& r, const ExprRef& x,
   return feasible();
 }
 
+Outcome<OperandRef> site_operand(const leir::Program& p, const Site& s, std::string_view code) {
+  const std::string c(code);
+  Outcome<StmtRef> r = site_statement(p, s, code);
+  STEPTP_TRY(r);
+  Outcome<int64_t> i = s.integer("operand");
+  STEPTP_TRY(i);
+  std::vector<ExprRef> ops = value_operands(r->stmt.rhs);
+  if (*i < 0 || size_t(*i) >= ops.size())
+    return infeasible(c + "no_such_operand", "statement {} has {} operands, not {}", r->index,
+                      ops.size(), *i + 1);
+  ExprRef x = ops[size_t(*i)];
+  STEPTP_TRY(usable_operand(p, *r, x, code));
+  return OperandRef{*r, size_t(*i), std::move(ops), std::move(x)};
+}
+
 Check exp_argument_in_range(const leir::Program& p, const ExprRef& n, std::string_view code) {
   // Accumulated tensors, then everything computed from them: a conv output squared or times
   // another is as far out of exp's range as a sum of squares.

@@ -43,6 +43,16 @@ leir::ExprRef replace_nth(const leir::ExprRef& e, size_t n,
 leir::ExprRef replace_operand(const leir::ExprRef& e, size_t n,
                               const std::function<leir::ExprRef(const leir::ExprRef&)>& make);
 
+// The statement and the value operand X a site names ("block", "stmt", "operand"), X checked
+// with usable_operand; or an Infeasible (<code>no_such_statement, <code>no_such_operand, ...).
+struct OperandRef {
+  StmtRef stmt;
+  size_t operand = 0;
+  std::vector<leir::ExprRef> operands;  // value_operands of the statement
+  leir::ExprRef x;
+};
+Outcome<OperandRef> site_operand(const leir::Program& p, const Site& s, std::string_view code);
+
 // An operand usable as the shifted value X: a float tensor read that is not the statement's own
 // output, or an Infeasible naming why not.
 Check usable_operand(const leir::Program& p, const StmtRef& r, const leir::ExprRef& x,
