@@ -106,6 +106,10 @@ class UnitGenerator {
   std::vector<Child> pick(const std::vector<Child>& from, std::string_view strategy, size_t n);
   void record(const State& state, const Strategy& s, const strategy::Site& site,
               const leir::Program& after, const verify::VerifyReport& report);
+  // The unit's verification settings: its seeds, derived from the unit's seed.
+  verify::VerifyOptions verify_options() const;
+  // Whether `p` computes what `reference` computes (the budget is charged for it).
+  bool equivalent_to(const leir::Program& reference, const leir::Program& p);
 
   const WorkUnit& unit_;
   const nlohmann::json& shapes_;
@@ -130,6 +134,18 @@ std::vector<Child> UnitGenerator::pick(const std::vector<Child>& from, std::stri
   return chosen;
 }
 
+verify::VerifyOptions UnitGenerator::verify_options() const {
+  verify::VerifyOptions vo;
+  vo.num_seeds = options_.verify_seeds;
+  vo.seed = seed_ % 1'000'003;
+  return vo;
+}
+
+bool UnitGenerator::equivalent_to(const leir::Program& reference, const leir::Program& p) {
+  spent_ += std::max<int64_t>(1, options_.verify_seeds) * codegen::static_work(reference);
+  return verify::verify(reference, p, verify_options()).equivalent();
+}
+
 std::vector<Child> UnitGenerator::expand(const State& state) {
   std::vector<Child> children;
   if (static_cast<int>(state.provenance.size() - state.free_steps) > options_.max_depth)
@@ -142,9 +158,7 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
   ++out_.states;
   const int64_t cost_per_check =
       std::max<int64_t>(1, options_.verify_seeds) * codegen::static_work(state.program);
-  verify::VerifyOptions vo;
-  vo.num_seeds = options_.verify_seeds;
-  vo.seed = seed_ % 1'000'003;
+  verify::VerifyOptions vo = verify_options();
   vo.run.work_budget = std::max<int64_t>(50'000'000, 20 * codegen::static_work(state.program));
   verify::Verifier verifier(state.program, vo);
   if (verifier.original_failure()) {
@@ -329,16 +343,13 @@ void UnitGenerator::run(const leir::Program& initial) {
         inlined = next.value();
         prefix.push_back(sites.front().to_string());
       }
-    } catch (const std::exception&) {
-      ++out_.rejected["internal_error"];
+    } catch (const std::exception& e) {
+      ++out_.rejected["internal_error:compute_inline"];
+      report_internal_error(inlined, "compute_inline (inlining fully)", e);
       prefix.clear();
     }
     if (prefix.size() > 2) {
-      verify::VerifyOptions vo;
-      vo.num_seeds = options_.verify_seeds;
-      vo.seed = seed_ % 1'000'003;
-      spent_ += std::max<int64_t>(1, options_.verify_seeds) * codegen::static_work(initial);
-      if (verify::verify(initial, inlined, vo).equivalent()) {
+      if (equivalent_to(initial, inlined)) {
         std::vector<Child> results = expand({inlined, prefix, math, prefix.size()});
         math_sources.insert(math_sources.end(), results.begin(), results.end());
       } else {
@@ -361,11 +372,7 @@ void UnitGenerator::run(const leir::Program& initial) {
   // Dead-code elimination on a program with injected dead code.
   if (const Strategy* dce = strategy::find_strategy("dead_code_elimination")) {
     if (auto injected = inject_dead_code(initial, rng_)) {
-      verify::VerifyOptions vo;
-      vo.num_seeds = options_.verify_seeds;
-      vo.seed = seed_ % 1'000'003;
-      spent_ += std::max<int64_t>(1, options_.verify_seeds) * codegen::static_work(initial);
-      if (verify::verify(initial, injected->program, vo).equivalent())
+      if (equivalent_to(initial, injected->program))
         expand({injected->program, {injected->step}, {dce}});
       else
         ++out_.rejected["injection_failed"];
