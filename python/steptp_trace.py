@@ -32,6 +32,30 @@ DTYPE_NAMES = {
 }
 
 
+
+def _attention_from_primitives(query, key, value, attn_mask=None, dropout_p=0.0,
+                               is_causal=False, scale=None):
+    """torch 2's F.scaled_dot_product_attention written with ops torch 1.13 has (and that the
+    importer lowers), so KernelBench files that call it trace here too. Dropout is an identity
+    in eval mode, which is how problems are traced."""
+    if scale is None:
+        scale = query.size(-1) ** -0.5
+    scores = torch.matmul(query, key.transpose(-2, -1)) * scale
+    if is_causal:
+        keep = torch.tril(torch.ones_like(scores))
+        scores = scores.masked_fill(keep == 0, float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            scores = scores.masked_fill(attn_mask == 0, float("-inf"))
+        else:
+            scores = scores + attn_mask
+    return torch.matmul(torch.softmax(scores, dim=-1), value)
+
+
+# Debian's torch is 1.13; the function arrived in 2.0.
+if not hasattr(F, "scaled_dot_product_attention"):
+    F.scaled_dot_product_attention = _attention_from_primitives
+
 class TraceError(Exception):
     pass
 
@@ -40,11 +64,27 @@ class TraceError(Exception):
 # Loading a problem file, with --shapes overrides applied to its module-level assignments
 # ------------------------------------------------------------------------------------------
 
+def _split_top_level(text):
+    """Splits on the commas that are not inside (), [] or {}: 'a=2,s=(3, 4)' -> two items."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return items
+
+
 def parse_shapes(text):
+    """k=v pairs; a value is a Python literal: a number, or a tuple/list such as (4096,)."""
     out = {}
     if not text:
         return out
-    for item in text.split(","):
+    for item in _split_top_level(text):
         if not item.strip():
             continue
         if "=" not in item:
@@ -54,7 +94,7 @@ def parse_shapes(text):
         try:
             out[k] = ast.literal_eval(v)
         except (ValueError, SyntaxError):
-            raise TraceError(f"--shapes value for '{k}' is not a number: '{v}'")
+            raise TraceError(f"--shapes value for '{k}' is not a number or a tuple: '{v}'")
     return out
 
 
@@ -68,16 +108,38 @@ def load_problem(path, overrides):
         tree = ast.parse(source, filename=path)
     except SyntaxError as e:
         raise TraceError(f"{path}:{e.lineno}: syntax error: {e.msg}")
+    # Module-level names and the statement that binds each: `n = 4`, `h = w = 128`,
+    # `D, H, W = 24, 32, 32`, `n: int = 4`. An override is assigned right after the binding
+    # statement, so later module-level code (and get_inputs) sees the new value.
     assigned = {}
+
+    def bound_names(target):
+        if isinstance(target, ast.Name):
+            return [target.id]
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return [n for t in target.elts for n in bound_names(t)]
+        return []
+
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                node.targets[0], ast.Name):
-            assigned[node.targets[0].id] = node
-    for k, v in overrides.items():
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) and node.value is not None else [])
+        for t in targets:
+            for name in bound_names(t):
+                assigned[name] = node
+    for k in overrides:
         if k not in assigned:
             known = ", ".join(sorted(n for n in assigned if not n.isupper())) or "none"
             raise TraceError(f"unknown shape variable '{k}' in {path} (known: {known})")
-        assigned[k].value = ast.copy_location(ast.Constant(value=v), assigned[k].value)
+    body = []
+    for node in tree.body:
+        body.append(node)
+        for k, v in overrides.items():
+            if assigned[k] is node:
+                body.append(ast.copy_location(
+                    ast.Assign(targets=[ast.Name(id=k, ctx=ast.Store())],
+                               value=ast.Constant(value=v)), node))
+    tree.body = body
+    ast.fix_missing_locations(tree)
     ns = {"__name__": "steptp_problem", "__file__": path}
     try:
         exec(compile(tree, path, "exec"), ns)
@@ -102,8 +164,12 @@ _FACTORIES = ("randn", "rand", "randint", "empty", "zeros", "ones", "full", "ran
               "rand_like", "tensor", "arange")
 
 
-class _MetaFactories:
-    """Makes torch's tensor factories produce META tensors while get_inputs() runs."""
+class _FactoriesOn:
+    """Makes torch's tensor factories produce tensors on one device while get_inputs() runs:
+    META for tracing, the CPU for reference values (KernelBench files often ask for 'cuda')."""
+
+    def __init__(self, device):
+        self.device = device
 
     def __enter__(self):
         self.saved = {}
@@ -111,8 +177,8 @@ class _MetaFactories:
             orig = getattr(torch, name)
             self.saved[name] = orig
 
-            def wrapped(*a, _orig=orig, **kw):
-                kw["device"] = "meta"
+            def wrapped(*a, _orig=orig, _device=self.device, **kw):
+                kw["device"] = _device
                 return _orig(*a, **kw)
             setattr(torch, name, wrapped)
         return self
@@ -158,15 +224,25 @@ def build(ns, dtype, meta, seed=0):
         model = model.to(dtype=dtype)
         model.eval()
         torch.manual_seed(seed + 1)
-        if meta:
-            with _MetaFactories():
+        # Distributions (KernelBench samples some inputs from them) check their parameters'
+        # VALUES on construction, which META tensors do not have.
+        validate = torch.distributions.Distribution._validate_args
+        torch.distributions.Distribution.set_default_validate_args(not meta and validate)
+        try:
+            with _FactoriesOn("meta" if meta else "cpu"):
                 inputs = ns["get_inputs"]()
-        else:
-            inputs = ns["get_inputs"]()
+        finally:
+            torch.distributions.Distribution.set_default_validate_args(validate)
     except TraceError:
         raise
     except Exception as e:
-        raise TraceError(f"building the model or its inputs failed: {type(e).__name__}: {e}")
+        first_line = (str(e).strip().splitlines() or [""])[0]
+        hint = ""
+        if meta and "Meta" in str(e):
+            hint = (" (get_inputs() or the model reads a tensor's VALUE, which tracing on META "
+                    "tensors cannot give)")
+        raise TraceError(f"building the model or its inputs failed: {type(e).__name__}: "
+                         f"{first_line}{hint}")
     finally:
         torch.set_default_dtype(old)
     inputs = list(inputs)

@@ -10,6 +10,7 @@
 #
 # Usage: bench/codegen/run_cpu_baseline.sh [--steptp BIN] [--threads N] [--budget-s S]
 #          [--max-work N] [--warmup N] [--repeats N] [--only REGEX] [--results FILE] [--doc FILE]
+#          [--timeout-s S]  (per workload, both contenders; default 600)
 #          [--note TEXT]     (a sentence for the report, e.g. what else ran on the machine)
 set -euo pipefail
 
@@ -22,6 +23,7 @@ max_work=1000000000
 warmup=1
 repeats=3
 only=""
+timeout_s=600
 note=""
 results="$root/bench/codegen/results/cpu_baseline.jsonl"
 doc="$root/docs/bench/cpu_baseline.md"
@@ -36,6 +38,7 @@ while (($#)); do
     --warmup) warmup=$2; shift 2 ;;
     --repeats) repeats=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --timeout-s) timeout_s=$2; shift 2 ;;
     --note) note=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
     --doc) doc=$2; shift 2 ;;
@@ -95,7 +98,7 @@ for entry in "${workloads[@]}"; do
   fi
   out=$(mktemp) err=$(mktemp)
   rc=0
-  timeout 600 "$steptp" bench "$name" --vs-torch --threads "$threads" --warmup "$warmup" \
+  timeout "$timeout_s" "$steptp" bench "$name" --vs-torch --threads "$threads" --warmup "$warmup" \
     --repeats "$repeats" --max-work "$max_work" --json > "$out" 2> "$err" || rc=$?
   python3 - "$name" "$level" "$rc" "$out" "$err" "$(( $(date +%s) - now ))" >> "$results" <<'PY'
 import json, sys

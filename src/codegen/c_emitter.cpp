@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "analysis/access.h"
 #include "analysis/dependence.h"
 #include "codegen/c_expr.h"
 #include "codegen/lowering_facts.h"
@@ -77,6 +78,17 @@ class CEmitter {
     w_.line("#endif");
     std::string prelude = c_numeric_prelude("static inline");
     w_.line(prelude);
+    // Max and min lane reductions keep the interpreter's NaN-propagating max/min.
+    w_.line("#ifdef _OPENMP");
+    w_.line("#pragma omp declare reduction(stp_maxr : double : omp_out = stp_max(omp_out, omp_in)) "
+            "initializer(omp_priv = -HUGE_VAL)");
+    w_.line("#pragma omp declare reduction(stp_minr : double : omp_out = stp_min(omp_out, omp_in)) "
+            "initializer(omp_priv = HUGE_VAL)");
+    w_.line("#pragma omp declare reduction(stp_maxr : float : omp_out = (float)stp_max(omp_out, "
+            "omp_in)) initializer(omp_priv = -HUGE_VALF)");
+    w_.line("#pragma omp declare reduction(stp_minr : float : omp_out = (float)stp_min(omp_out, "
+            "omp_in)) initializer(omp_priv = HUGE_VALF)");
+    w_.line("#endif");
     w_.open("void steptp_set_threads(int n) {");
     w_.line("#ifdef _OPENMP");
     w_.line("omp_set_num_threads(n);");
@@ -174,6 +186,48 @@ class CEmitter {
     w_.line(fmt::format("{}[{}] = 1;", flag_name(x), offset));
   }
 
+  // The OpenMP reduction operator of a vectorized innermost loop whose one statement accumulates
+  // into an element that does not depend on the loop (loop_vectorization's reduction lanes), or
+  // nothing: then the loop runs as written. Only f32/f64 destinations, whose C type is the
+  // value's, and untracked tensors (no written-flags to keep) qualify.
+  std::optional<std::string> lane_reduction_operator(const leir::Block& b,
+                                                     const leir::Loop& l) const {
+    if (b.body.size() != 1 || !b.body[0].is_stmt()) return std::nullopt;
+    const leir::Stmt& s = *b.body[0].stmt;
+    if (is_tracked(s.lhs->name()) || analysis::mentions_var(s.lhs, l.var)) return std::nullopt;
+    leir::DType t = expr_.info(s.lhs->name()).dtype;
+    if (t != leir::DType::kF64 && t != leir::DType::kF32) return std::nullopt;
+    std::optional<analysis::Accumulation> acc = analysis::match_accumulation(s);
+    if (!acc) return std::nullopt;
+    switch (acc->op) {
+      case analysis::AccumulateOp::kSum: return "+";
+      case analysis::AccumulateOp::kProduct: return "*";
+      case analysis::AccumulateOp::kMax: return "stp_maxr";
+      case analysis::AccumulateOp::kMin: return "stp_minr";
+      case analysis::AccumulateOp::kDivideBy: return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // The element lives in a private accumulator for the whole loop; each SIMD lane reduces its
+  // share of the iterations and OpenMP combines the lanes with `op` at the end.
+  void emit_lane_reduction(const leir::Block& b, const leir::Loop& l, const std::string& op) {
+    const leir::Stmt& s = *b.body[0].stmt;
+    std::string element = expr_.element(s.lhs);
+    w_.open("{");
+    w_.line(fmt::format("{} stp_acc = {};", c_storage_type(expr_.info(s.lhs->name()).dtype),
+                        element));
+    w_.line(fmt::format("#pragma omp simd reduction({}:stp_acc)", op));
+    w_.open(for_header(l));
+    expr_.substitute(s.lhs, "stp_acc");
+    std::string value = expr_.value(s.rhs);
+    expr_.clear_substitution();
+    w_.line(fmt::format("stp_acc = {};", expr_.convert_for_store(s.lhs, value)));
+    w_.close();
+    w_.line(fmt::format("{} = stp_acc;", element));
+    w_.close();
+  }
+
   void emit_block(const leir::Block& b, bool inside_parallel) {
     size_t opened = 0;
     bool parallel = inside_parallel;
@@ -201,9 +255,15 @@ class CEmitter {
             }
             break;
           case LoopKind::kVectorized:
-            if (i + 1 == b.loops.size() && body_has_only_statements(b) &&
-                analysis::is_independent_loop(b, l.var))
-              w_.line("#pragma omp simd");
+            if (i + 1 == b.loops.size() && body_has_only_statements(b)) {
+              if (analysis::is_independent_loop(b, l.var)) {
+                w_.line("#pragma omp simd");
+              } else if (std::optional<std::string> op = lane_reduction_operator(b, l)) {
+                emit_lane_reduction(b, l, *op);
+                for (size_t k = 0; k < opened; ++k) w_.close();
+                return;
+              }
+            }
             break;
           case LoopKind::kUnrolled:
             w_.line(fmt::format("#pragma GCC unroll {}", std::min<int64_t>(l.extent, 256)));

@@ -1,5 +1,5 @@
 // frontend/lower_layout.cpp — view/reshape/flatten, permute/transpose/T, unsqueeze/squeeze,
-// expand, getitem/select/slicing, cat, split/chunk, flip, contiguous: each a copy nest whose
+// expand, getitem/select/slicing, narrow, cat, split/chunk, flip, contiguous: each a copy nest whose
 // read index is the exact inverse of the layout change, so the result is provably the same.
 //
 //   transpose(A[4,8],0,1) → B^{8}_{tx=0}L^{4}_{a=0}[C_{tx,a}=A_{a,tx};];
@@ -340,9 +340,42 @@ Handler triangle(bool upper) {
   };
 }
 
+// x.narrow(dim, start, length): the elements start..start+length-1 along dim.
+Result<Value> lower_narrow(Lowering& L, const GraphNode& n) {
+  auto x = L.tensor_arg(n, 0, "input");
+  if (!x.ok()) return x.error();
+  auto dim = L.int_arg(n, 1, "dim", 0);
+  auto start = L.int_arg(n, 2, "start", 0);
+  if (!dim.ok()) return dim.error();
+  if (!start.ok()) return start.error();
+  const int d = norm_dim(*dim, x->rank());
+  if (d < 0 || d >= x->rank()) return L.error_unsupported("narrow: dim out of range");
+  int64_t first = *start < 0 ? *start + x->shape[d] : *start;
+  Tensor out = L.result(n.type.dtype, n.type.shape);
+  if (element_count(out.shape) == 0) return L.error_unsupported("empty narrow");
+  L.emit_map(out, [&](const Nest& nn) {
+    std::vector<std::string> idx = nn.s;
+    if (first != 0) idx[d] += "+" + std::to_string(first);
+    return Lowering::access(*x, idx);
+  });
+  return Value::of(out);
+}
+
 Result<Value> lower_getattr(Lowering& L, const GraphNode& n) {
   auto what = L.arg(n, 1, nullptr);
   if (!what.ok()) return what.error();
+  // torch.max(x, dim).values / .indices: the named fields of a (values, indices) result.
+  if (what->kind == Value::Kind::kString && (what->str == "values" || what->str == "indices")) {
+    auto x = L.arg(n, 0, nullptr);
+    if (!x.ok()) return x.error();
+    if (x->kind != Value::Kind::kTuple || !x->str.empty() || x->items.size() != 2)
+      return L.error_unsupported("attribute '" + what->str + "' of a value that is not a "
+                                 "(values, indices) pair");
+    const Value& v = x->items[what->str == "values" ? 0 : 1];
+    if (v.kind == Value::Kind::kString && v.str.rfind("unsupported:", 0) == 0)
+      return L.error_unsupported(v.str.substr(12));
+    return v;
+  }
   if (what->kind == Value::Kind::kString && what->str == "T") return lower_T(L, n);
   if (what->kind == Value::Kind::kString && what->str == "mT") {
     auto x = L.tensor_arg(n, 0, "input");
@@ -370,6 +403,7 @@ void register_layout(OpTable& t) {
   t["permute"] = lower_permute;
   t["T"] = lower_T;
   t["getattr"] = lower_getattr;
+  t["narrow"] = lower_narrow;
   t["t"] = lower_T;
   t["expand"] = lower_expand;
   t["expand_as"] = lower_expand;

@@ -1,10 +1,20 @@
 // search/cost_model.cpp — the static cost estimate (see cost_model.h for what it models).
 //
-//   cost = Σ_statements executions(stmt) · (1 + Σ_accesses access_cost) / simd / threads
+//   cost = Σ_statements executions(stmt) · per_iteration(stmt) / lanes(stmt) / threads(block)
 //        + Σ_global intermediates 2 · elements                  (written once, read once)
+//
+// per_iteration = 1 + Σ_accesses access_cost + Σ_calls call_cost + chain
 //   access_cost: 0.1 when the innermost loop variable does not occur in the subscript (stays in
 //   a register), 0.25 when it occurs only in the last subscript (unit stride) or the tensor
-//   fits in L1, 1.0 otherwise (strided: a cache line per element).
+//   fits in L1, 1.0 otherwise (strided: a cache line per element);
+//   call_cost: 4 for exp/log/sqrt/erf (libm calls; they do not vectorize without -ffast-math);
+//   chain: 3 when the innermost loop carries an accumulation from one iteration to the next
+//   (each iteration waits for the previous add: the latency, not the throughput, bounds it).
+// lanes: what the C compiler runs side by side in the innermost loop —
+//   - a vectorized (V) loop of independent iterations or of reduction lanes (loop_vectorization),
+//   - or any innermost loop that -O3 vectorizes by itself: independent iterations, unit-stride
+//     or invariant accesses, no libm calls, at least `vector_width` iterations;
+//   both at most vector_width, and only when every access is contiguous and nothing calls libm.
 #include "search/cost_model.h"
 
 #include <algorithm>
@@ -20,6 +30,9 @@ namespace steptp::search {
 namespace {
 
 enum class Stride { kInvariant, kUnit, kStrided };
+
+constexpr double kLibmCallCost = 4.0;
+constexpr double kChainLatencyCost = 3.0;
 
 Stride stride_of(const leir::Expr& access, const std::string& inner) {
   const auto& idx = access.indices();
@@ -53,6 +66,39 @@ double parallel_factor(const leir::Block& b, int threads) {
   return std::clamp(iterations, 1.0, static_cast<double>(threads));
 }
 
+bool is_libm_call(const leir::Expr& e) {
+  if (e.kind() != leir::ExprKind::kCall) return false;
+  switch (e.function()) {
+    case leir::Function::kExp: case leir::Function::kLog: case leir::Function::kSqrt:
+    case leir::Function::kErf:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Every statement with its enclosing loops (across nested blocks) and its own nest.
+struct StmtPlace {
+  std::vector<const leir::Loop*> loops;
+  const leir::Block* nest = nullptr;  // the block whose body holds the statement
+  size_t top_block = 0;
+};
+
+template <typename Fn>
+void walk(const leir::Block& b, StmtPlace& place, const Fn& fn) {
+  size_t depth = place.loops.size();
+  for (const leir::Loop& l : b.loops) place.loops.push_back(&l);
+  for (const leir::Item& item : b.body) {
+    if (item.is_stmt()) {
+      place.nest = &b;
+      fn(*item.stmt, place);
+    } else {
+      walk(*item.block, place, fn);
+    }
+  }
+  place.loops.resize(depth);
+}
+
 }  // namespace
 
 double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
@@ -64,13 +110,18 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
   };
 
   std::vector<double> block_cost(p.blocks.size(), 0.0);
-  leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext& ctx) {
+  auto cost_of = [&](const leir::Stmt& s, const StmtPlace& ctx) {
     double executions = 1;
     for (const leir::Loop* l : ctx.loops) executions *= static_cast<double>(l->extent);
     const leir::Loop* inner = ctx.loops.empty() ? nullptr : ctx.loops.back();
     double per = 1.0;
     bool all_contiguous = true;
+    bool calls_libm = false;
     auto charge = [&](const leir::ExprRef& e) {
+      if (is_libm_call(*e)) {
+        per += kLibmCallCost;
+        calls_libm = true;
+      }
       if (e->kind() != leir::ExprKind::kAccess) return;
       Stride st = inner ? stride_of(*e, inner->var) : Stride::kInvariant;
       bool small = elements_of(p, e->name(), inferred_shape(e->name())) <= options.cache_elements;
@@ -85,11 +136,33 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
     };
     leir::for_each_expr(s.lhs, charge);
     leir::for_each_expr(s.rhs, charge);
-    if (inner && inner->kind == leir::LoopKind::kVectorized && all_contiguous)
-      per /= std::max(1, options.vector_width);
-    if (inner && inner->kind == leir::LoopKind::kUnrolled) per *= 0.9;
-    block_cost[ctx.top_block] += executions * per;
-  });
+
+    double lanes = 1;
+    if (inner) {
+      const leir::Block* nest = ctx.nest;
+      bool innermost_of_nest = nest && !nest->loops.empty() && &nest->loops.back() == inner;
+      bool independent = nest && analysis::is_independent_loop(*nest, inner->var);
+      bool carries_accumulation = !independent && analysis::match_accumulation(s) &&
+                                  !analysis::mentions_var(s.lhs, inner->var);
+      bool reduction_lanes = inner->kind == leir::LoopKind::kVectorized && carries_accumulation &&
+                             innermost_of_nest && nest->body.size() == 1;
+      if (carries_accumulation && !reduction_lanes) per += kChainLatencyCost;
+      double width = std::max(1, options.vector_width);
+      if (all_contiguous && !calls_libm) {
+        if (inner->kind == leir::LoopKind::kVectorized && (independent || reduction_lanes))
+          lanes = std::min(width, static_cast<double>(inner->extent));
+        else if (independent && innermost_of_nest && inner->extent >= options.vector_width)
+          lanes = width;
+      }
+      if (inner->kind == leir::LoopKind::kUnrolled) per *= 0.9;
+    }
+    block_cost[ctx.top_block] += executions * per / lanes;
+  };
+  for (size_t b = 0; b < p.blocks.size(); ++b) {
+    StmtPlace place;
+    place.top_block = b;
+    walk(p.blocks[b], place, cost_of);
+  }
 
   double total = 0;
   for (size_t b = 0; b < p.blocks.size(); ++b)

@@ -97,11 +97,34 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   auto it = ranked_.find(key);
   if (it != ranked_.end()) return it->second;
   const std::vector<strategy::Site>& steps = EnumeratePolicy::ranked_steps(p);
+  // The cheapest program one loop_vectorization step reaches from `q` (q itself included).
+  const strategy::Strategy* lanes = strategy::find_strategy("loop_vectorization");
+  auto best_after_lanes = [&](const leir::Program& q, double cost_of_q) {
+    double best = cost_of_q;
+    if (lanes == nullptr) return best;
+    for (const strategy::Site& follow : strategy::feasible_sites(*lanes, q)) {
+      strategy::Outcome<leir::Program> after = lanes->apply(q, follow);
+      if (after.ok()) best = std::min(best, estimated_cost(*after, options_));
+    }
+    return best;
+  };
+  // A step ENABLES lanes when one vectorization gains more after it than it gains now; only then
+  // does the look-ahead count (any other improving step would otherwise borrow the gain of the
+  // vectorization it merely leaves available, and outrank it).
+  const double cost_now = estimated_cost(p, options_);
+  const double lanes_gain_now = cost_now - best_after_lanes(p, cost_now);
   std::vector<double> cost(steps.size());
   for (size_t i = 0; i < steps.size(); ++i) {
     Result<leir::Program> next = apply_step(p, steps[i]);
     // A step that does not apply goes last; the engine will record why.
-    cost[i] = next.ok() ? estimated_cost(*next, options_) : std::numeric_limits<double>::max();
+    if (!next.ok()) {
+      cost[i] = std::numeric_limits<double>::max();
+      continue;
+    }
+    cost[i] = estimated_cost(*next, options_);
+    if (lanes == nullptr || steps[i].strategy() == lanes->name()) continue;
+    double with_lanes = best_after_lanes(*next, cost[i]);
+    if (cost[i] - with_lanes > lanes_gain_now + 1e-9 * cost_now) cost[i] = with_lanes;
   }
   std::vector<size_t> order(steps.size());
   std::iota(order.begin(), order.end(), size_t{0});

@@ -6,11 +6,18 @@
 //   after:
 //   B^{8}_{tx=0}L^{32}_{a=0}V^{4}_{c=0}[C^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c}*D^{f64,g}_{c};];
 //
-// Preconditions: 1. the loop is serial (L); 2. its extent is between 2 and kMaxLanes; 3. its
-// iterations touch disjoint elements of every tensor the nest writes (lanes run at once).
-// Values are unchanged: independent iterations give the same result in any order.
+// Preconditions: 1. the loop is serial (L); 2. its extent is between 2 and kMaxLanes; 3. either
+// its iterations touch disjoint elements of every tensor the nest writes (lanes run at once), or
+// it is a REDUCTION LANE loop: the innermost loop of a nest whose whole body is one reassociable
+// accumulation (sum, product, max, min) into an element that does not depend on the loop, e.g.
+//   L^{64}_{k=0}V^{16}_{j=0}[F_{a}=F_{a}+A_{a,k*16+j}*C_{k*16+j};]
+// Each lane then keeps a partial result, and the partials are combined when the loop ends.
+// Values: independent lanes give identical results; reduction lanes change only the order in
+// which a sum or product is rounded (max and min are exact), as parallel reductions do.
 #include <fmt/format.h>
 
+#include "analysis/access.h"
+#include "analysis/dependence.h"
 #include "strategy/loop/independent_loop.h"
 #include "strategy/registry.h"
 #include "strategy/surgery.h"
@@ -21,13 +28,38 @@ namespace {
 // The widest vector we emit: 16 lanes (an AVX-512 register of f32).
 constexpr int64_t kMaxLanes = 16;
 
+// The accumulation a reduction-lane loop carries, or nothing (see the header comment).
+std::optional<analysis::Accumulation> reduction_lanes(const surgery::LoopSite& site) {
+  const leir::Block& b = *site.block;
+  if (site.pos + 1 != b.loops.size()) return std::nullopt;  // lanes are the innermost loop
+  if (b.body.size() != 1 || !b.body[0].is_stmt()) return std::nullopt;
+  const leir::Stmt& s = *b.body[0].stmt;
+  if (analysis::mentions_var(s.lhs, site.loop().var)) return std::nullopt;
+  std::optional<analysis::Accumulation> acc = analysis::match_accumulation(s);
+  if (!acc || !acc->reassociable()) return std::nullopt;
+  return acc;
+}
+
+// The loop a site names, if it is independent or carries a reduction into lanes.
+Outcome<surgery::LoopSite> resolve(const leir::Program& p, const Site& s, std::string_view code) {
+  Outcome<surgery::LoopSite> independent = independent_loop::resolve(p, s, code, kMaxLanes);
+  if (independent.ok() ||
+      independent.infeasible().code != std::string(code) + ".carried_dependence")
+    return independent;
+  Outcome<surgery::LoopSite> site = surgery::resolve_loop_site(p, s, code);
+  STEPTP_TRY(site);
+  if (!reduction_lanes(*site)) return independent;  // the dependence is not a lane reduction
+  return site;
+}
+
 class LoopVectorization final : public Strategy {
  public:
   std::string_view name() const override { return "loop_vectorization"; }
   Category category() const override { return Category::kOperator; }
   Difficulty difficulty() const override { return Difficulty::kEasy; }
   std::string_view summary() const override {
-    return "turn one short independent serial loop into vector lanes (L -> V)";
+    return "turn one short serial loop (independent, or the innermost loop of a reduction) into "
+           "vector lanes (L -> V)";
   }
 
   std::vector<Site> sites(const leir::Program& p) const override {
@@ -35,18 +67,31 @@ class LoopVectorization final : public Strategy {
   }
 
   Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<surgery::LoopSite> site = independent_loop::resolve(p, s, name(), kMaxLanes);
+    Outcome<surgery::LoopSite> site = resolve(p, s, name());
     STEPTP_TRY(site);
     return feasible();
   }
 
   Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    return independent_loop::apply(p, s, name(), leir::LoopKind::kVectorized, kMaxLanes);
+    Outcome<surgery::LoopSite> site = resolve(p, s, name());
+    STEPTP_TRY(site);
+    return surgery::replace_block(
+        p, site->path, surgery::with_loop_kind(*site->block, site->pos, leir::LoopKind::kVectorized));
   }
 
   std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<surgery::LoopSite> site = independent_loop::resolve(p, s, name(), kMaxLanes);
+    Outcome<surgery::LoopSite> site = resolve(p, s, name());
     if (!site.ok()) return site.infeasible().message;
+    if (std::optional<analysis::Accumulation> acc = reduction_lanes(*site);
+        acc && !analysis::is_independent_loop(*site->block, site->loop().var))
+      return fmt::format(
+          "loop '{}' (extent {}) in block {} is the innermost loop of a {} accumulation into {} "
+          "whose element does not depend on '{}'; the loop becomes vectorized (V): each of its "
+          "{} lanes keeps a partial {}, and the partials are combined when the loop ends, which "
+          "changes at most the rounding order",
+          site->loop().var, site->loop().extent, site->path.to_string(),
+          analysis::accumulate_op_name(acc->op), site->block->body[0].stmt->lhs->name(),
+          site->loop().var, site->loop().extent, analysis::accumulate_op_name(acc->op));
     return fmt::format(
         "{}; the loop becomes vectorized (V): its {} iterations are the lanes of one vector "
         "operation, with identical results",

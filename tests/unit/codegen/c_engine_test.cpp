@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "codegen/c_emitter.h"
 #include "codegen/c_engine.h"
 #include "codegen_programs.h"
 #include "interp/interpreter.h"
@@ -89,6 +90,36 @@ INSTANTIATE_TEST_SUITE_P(
       return codegen_programs()[std::get<0>(info.param)].name + "_seed" +
              std::to_string(std::get<1>(info.param));
     });
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A vectorized innermost reduction loop becomes an OpenMP simd reduction into a private
+// accumulator; an independent vectorized loop stays a plain `omp simd` loop.
+TEST(CEmitter, ReductionLanesBecomeSimdReductions) {
+  for (const char* name : {"reduction_lanes_sum_product", "reduction_lanes_max_min_f32"}) {
+    SCOPED_TRACE(name);
+    const NamedProgram* np = nullptr;
+    for (const NamedProgram& q : codegen_programs())
+      if (q.name == name) np = &q;
+    ASSERT_NE(np, nullptr);
+    Result<leir::Program> p = leir::parse_program(np->text, "lanes.leir");
+    ASSERT_TRUE(p.ok()) << p.error().render();
+    Result<CSource> c = emit_c(*p, CEmitOptions{});
+    ASSERT_TRUE(c.ok()) << c.error().render();
+    if (std::string(name) == "reduction_lanes_sum_product") {
+      EXPECT_EQ(count(c->code, "#pragma omp simd reduction(+:stp_acc)"), 2) << c->code;
+      EXPECT_EQ(count(c->code, "#pragma omp simd reduction(*:stp_acc)"), 1) << c->code;
+    } else {
+      EXPECT_EQ(count(c->code, "#pragma omp simd reduction(stp_maxr:stp_acc)"), 1) << c->code;
+      EXPECT_EQ(count(c->code, "#pragma omp simd reduction(stp_minr:stp_acc)"), 1) << c->code;
+      EXPECT_NE(c->code.find("float stp_acc"), std::string::npos) << c->code;
+    }
+  }
+}
 
 TEST(CEngine, CompileOnceRunsManyInputs) {
   Result<leir::Program> p = leir::parse_program(codegen_programs()[0].text);

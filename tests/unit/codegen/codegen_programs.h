@@ -137,6 +137,20 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "input A f64[2,4,8]\noutput C f64[2,4,10]\n"
        "B^{2}_{tx=0}L^{2}_{f=0}L^{2}_{g=0}L^{2}_{a=0}L^{5}_{c=0}[C^{f64,g}_{tx,f*2+a,g*5+c}="
        "if_then_else(1<=g*5+c<9,A^{f64,g}_{tx,f*2+a,g*5+c-1},0);];\n"},
+      // Reduction lanes (loop_vectorization of a reduction's innermost loop): OpenMP simd
+      // reductions with +, *, and the NaN-propagating max/min; f64 and f32; a second block
+      // that keeps accumulating into the same element.
+      {"reduction_lanes_sum_product",
+       "input A f64[3,4,8]\noutput C f64[3]\noutput D f64[3]\n"
+       "B^{3}_{tx=0}L^{4}_{a=0}V^{8}_{c=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,a,c}*2;];"
+       "B^{3}_{tx=0}V^{8}_{c=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx,0,c}+C^{f64,g}_{tx};];"
+       "B^{3}_{tx=0}L^{4}_{a=0}V^{8}_{c=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}*(1+A^{f64,g}_{tx,a,c}/"
+       "16);];\n"},
+      {"reduction_lanes_max_min_f32",
+       "input A f32[5,2,16]\noutput C f32[5]\noutput D f32[5]\n"
+       "B^{5}_{tx=0}L^{2}_{a=0}V^{16}_{c=0}[C^{f32,g}_{tx}=max(C^{f32,g}_{tx},A^{f32,g}_{tx,a,c});];"
+       "B^{5}_{tx=0}L^{2}_{a=0}V^{16}_{c=0}[D^{f32,g}_{tx}=min(A^{f32,g}_{tx,a,c}-1,D^{f32,g}_{tx});];"
+       "\n"},
   };
   return programs;
 }
