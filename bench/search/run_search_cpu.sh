@@ -10,7 +10,11 @@
 #
 # Usage: bench/search/run_search_cpu.sh [--steptp BIN] [--count N] [--budget N] [--threads N]
 #          [--beam-width N] [--work-limit N] [--repeats N] [--warmup N] [--budget-s S]
-#          [--only REGEX] [--results FILE] [--doc FILE] [--note TEXT]
+#          [--only REGEX] [--set FILE] [--confirm-rounds N] [--results FILE] [--doc FILE]
+#          [--note TEXT]
+#   --set FILE: run exactly the workloads listed in FILE (one per line, '#' comments), in that
+#   order, instead of the first --count of the catalog (bench/search/benchmark_set.txt is the
+#   set chosen by make_benchmark_set.py).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +29,8 @@ repeats=5
 warmup=1
 budget_s=3600
 only=""
+set_file=""
+confirm_rounds=3
 note=""
 results="$root/bench/search/results/search_cpu.jsonl"
 doc="$root/docs/bench/search_cpu.md"
@@ -42,6 +48,8 @@ while (($#)); do
     --warmup) warmup=$2; shift 2 ;;
     --budget-s) budget_s=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --set) set_file=$2; shift 2 ;;
+    --confirm-rounds) confirm_rounds=$2; shift 2 ;;
     --note) note=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
     --doc) doc=$2; shift 2 ;;
@@ -65,14 +73,22 @@ facts_file="$results.facts"
   echo "compiler=$(${STEPTP_CC:-cc} --version | head -1)"
   echo "torch=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)"
   echo "command=$command_line"
-  echo "optimize=steptp optimize WORKLOAD --search beam --policy cost --budget $budget --beam-width $beam_width --threads $threads --repeats $repeats --warmup $warmup --shapes auto --work-limit $work_limit --torch --out DIR"
+  echo "optimize=steptp optimize WORKLOAD --search beam --policy cost --budget $budget --beam-width $beam_width --threads $threads --repeats $repeats --warmup $warmup --confirm-rounds $confirm_rounds --shapes auto --work-limit $work_limit --torch --out DIR"
   echo "note=$note"
 } > "$facts_file"
 
-mapfile -t workloads < <(python3 - "$only" "$count" <<'PY'
+mapfile -t workloads < <(python3 - "$only" "$count" "$set_file" <<'PY'
 import json, os, re, sys
-only, count = sys.argv[1], int(sys.argv[2])
+only, count, set_file = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 cat = json.load(open("workloads/catalog.json"))["workloads"]
+if set_file:
+    level = {w["name"]: w["level"] for w in cat}
+    names = [l.strip() for l in open(set_file) if l.strip() and not l.startswith("#")]
+    unknown = [n for n in names if n not in level]
+    if unknown:
+        sys.exit(f"run_search_cpu: --set names unknown workloads: {', '.join(unknown)}")
+    print("\n".join(f"{n}\t{level[n]}" for n in names))
+    sys.exit(0)
 by_level = {1: [], 2: []}
 for w in cat:
     if w["level"] in by_level and (not only or re.search(only, w["name"])):
@@ -103,7 +119,7 @@ for entry in "${workloads[@]}"; do
   rc=0
   timeout 900 "$steptp" optimize "$name" --search beam --policy cost --budget "$budget" \
     --beam-width "$beam_width" --threads "$threads" --repeats "$repeats" --warmup "$warmup" \
-    --shapes auto --work-limit "$work_limit" --torch --out "$reports/$name" > /dev/null 2> "$err" \
+    --confirm-rounds "$confirm_rounds" --shapes auto --work-limit "$work_limit" --torch --out "$reports/$name" > /dev/null 2> "$err" \
     || rc=$?
   python3 - "$name" "$level" "$rc" "$reports/$name/report.json" "$err" "$(( $(date +%s) - now ))" \
     >> "$results" <<'PY'

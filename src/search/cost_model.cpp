@@ -6,10 +6,14 @@
 // per_iteration = 1 + Σ_accesses access_cost + Σ_calls call_cost + chain
 //   access_cost: 0.1 when the innermost loop variable does not occur in the subscript (stays in
 //   a register), 0.25 when it occurs only in the last subscript (unit stride) or the tensor
-//   fits in L1, 1.0 otherwise (strided: a cache line per element);
+//   fits in L1, otherwise (strided: a cache line per element) 1.0 when the tensor fits in L2
+//   and 4.0 when each of those lines comes from memory;
 //   call_cost: 4 for exp/log/sqrt/erf (libm calls; they do not vectorize without -ffast-math);
 //   chain: 3 when the innermost loop carries an accumulation from one iteration to the next
-//   (each iteration waits for the previous add: the latency, not the throughput, bounds it).
+//   (each iteration waits for the previous add: the latency, not the throughput, bounds it);
+//   in reduction lanes 3 · min(1, vector_width / lanes): 16 lanes are 4 independent vector
+//   accumulators, 4 lanes are still one chain of vector adds.
+// The innermost loop is the innermost one with more than one iteration.
 // lanes: what the C compiler runs side by side in the innermost loop —
 //   - a vectorized (V) loop of independent iterations or of reduction lanes (loop_vectorization),
 //   - or any innermost loop that -O3 vectorizes by itself: independent iterations, unit-stride
@@ -33,6 +37,7 @@ enum class Stride { kInvariant, kUnit, kStrided };
 
 constexpr double kLibmCallCost = 4.0;
 constexpr double kChainLatencyCost = 3.0;
+constexpr double kStridedFromMemoryCost = 4.0;
 
 Stride stride_of(const leir::Expr& access, const std::string& inner) {
   const auto& idx = access.indices();
@@ -113,7 +118,10 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
   auto cost_of = [&](const leir::Stmt& s, const StmtPlace& ctx) {
     double executions = 1;
     for (const leir::Loop* l : ctx.loops) executions *= static_cast<double>(l->extent);
-    const leir::Loop* inner = ctx.loops.empty() ? nullptr : ctx.loops.back();
+    // The innermost loop that actually iterates: a loop of extent 1 compiles to nothing.
+    const leir::Loop* inner = nullptr;
+    for (const leir::Loop* l : ctx.loops)
+      if (l->extent > 1) inner = l;
     double per = 1.0;
     bool all_contiguous = true;
     bool calls_libm = false;
@@ -124,12 +132,13 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
       }
       if (e->kind() != leir::ExprKind::kAccess) return;
       Stride st = inner ? stride_of(*e, inner->var) : Stride::kInvariant;
-      bool small = elements_of(p, e->name(), inferred_shape(e->name())) <= options.cache_elements;
+      const int64_t elements = elements_of(p, e->name(), inferred_shape(e->name()));
+      bool small = elements <= options.cache_elements;
       switch (st) {
         case Stride::kInvariant: per += 0.1; break;
         case Stride::kUnit: per += 0.25; break;
         case Stride::kStrided:
-          per += small ? 0.25 : 1.0;
+          per += small ? 0.25 : elements <= options.l2_elements ? 1.0 : kStridedFromMemoryCost;
           all_contiguous = false;
           break;
       }
@@ -146,7 +155,13 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
                                   !analysis::mentions_var(s.lhs, inner->var);
       bool reduction_lanes = inner->kind == leir::LoopKind::kVectorized && carries_accumulation &&
                              innermost_of_nest && nest->body.size() == 1;
-      if (carries_accumulation && !reduction_lanes) per += kChainLatencyCost;
+      // Lanes hide the latency once there are enough of them: 16 lanes are four independent
+      // vector accumulators, 4 lanes still one chain of vector adds.
+      if (carries_accumulation)
+        per += reduction_lanes ? kChainLatencyCost *
+                                     std::min(1.0, options.vector_width /
+                                                       static_cast<double>(inner->extent))
+                               : kChainLatencyCost;
       double width = std::max(1, options.vector_width);
       if (all_contiguous && !calls_libm) {
         if (inner->kind == leir::LoopKind::kVectorized && (independent || reduction_lanes))

@@ -13,7 +13,8 @@ namespace steptp::search {
 struct CostModelOptions {
   int threads = 1;          // the thread count the candidates will be measured with
   int vector_width = 4;     // doubles per SIMD register (AVX2)
-  int64_t cache_elements = 4096;  // a tensor this small is assumed to stay in L1
+  int64_t cache_elements = 4096;       // a tensor this small is assumed to stay in L1
+  int64_t l2_elements = 131072;        // ... and this small in L2 (1 MiB of f64)
 };
 
 // Estimated cost; lower is better. Deterministic.

@@ -82,6 +82,11 @@ TEST(CostModel, ChargesStridedAccessAndRewardsUnitStrideAndVectors) {
   leir::Program unit = parse(decls + "L^{128}_{c=0}L^{128}_{a=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
   leir::Program vec = parse(decls + "L^{128}_{c=0}V^{128}_{a=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(strided), 16384 * 3.0);
+  // Past L2 (131072 elements) every strided element costs a line from memory: 4.0.
+  leir::Program from_memory = parse(
+      "input A f64[1024,1024]\noutput C f64[1024,1024]\n"
+      "L^{1024}_{a=0}L^{1024}_{c=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
+  EXPECT_DOUBLE_EQ(estimated_cost(from_memory), 1048576 * 9.0);
   // A contiguous independent innermost loop is vectorized by -O3 whether or not it is marked V:
   // 4 lanes of f64 (AVX2).
   EXPECT_DOUBLE_EQ(estimated_cost(unit), 16384 * 1.5 / 4);
@@ -107,10 +112,19 @@ TEST(CostModel, ChargesTheLatencyOfAReductionChainUnlessItRunsInLanes) {
   leir::Program serial =
       parse(decls + "L^{128}_{c=0}L^{128}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(serial), 16384 * 4.45);
-  // Reduction lanes: no chain, 4 lanes.
+  // Reduction lanes: 4 lanes; 16 of them are four independent vector accumulators, which
+  // hides three quarters of the chain (4 lanes would hide none of it).
   leir::Program lanes = parse(
       decls + "L^{128}_{c=0}L^{8}_{b=0}V^{16}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*16+a};];");
-  EXPECT_DOUBLE_EQ(estimated_cost(lanes), 16384 * 1.45 / 4);
+  EXPECT_DOUBLE_EQ(estimated_cost(lanes), 16384 * (1.45 + 0.75) / 4);
+  leir::Program four = parse(
+      decls + "L^{128}_{c=0}L^{32}_{b=0}V^{4}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*4+a};];");
+  EXPECT_DOUBLE_EQ(estimated_cost(four), 16384 * (1.45 + 3) / 4);
+  // A loop of extent 1 inside does not hide the chain: the innermost loop that iterates is 'a'.
+  leir::Program unit_inner = parse(
+      "input A f64[128,128]\noutput D f64[128,1]\n"
+      "L^{128}_{c=0}L^{128}_{a=0}L^{1}_{e=0}[D^{f64,g}_{c,e}=D^{f64,g}_{c,e}+A^{f64,g}_{c,a};];");
+  EXPECT_DOUBLE_EQ(estimated_cost(unit_inner), 16384 * 4.45);
 }
 
 TEST(CostModel, ChargesGlobalIntermediatesForTheirTraffic) {
