@@ -1,18 +1,37 @@
 #!/usr/bin/env python3
 """render_cpu_baseline.py — turns run_cpu_baseline.sh's JSON lines and machine facts into
-docs/bench/cpu_baseline.md (markdown on stdout). Formatting only: it measures nothing."""
+docs/bench/cpu_baseline.md (markdown on stdout). Formatting only: it measures nothing.
+
+Usage: render_cpu_baseline.py RESULTS FACTS [RESULTS2 FACTS2 ...]
+With several runs, a later run's row for a workload replaces an earlier run's (a second run
+that times what the first skipped); each run's command, note and machine state are listed,
+and a column says which run timed each row."""
 import json
 import statistics
 import sys
 
 
-def main(results_path, facts_path):
-    rows = [json.loads(l) for l in open(results_path) if l.strip()]
+def read_facts(path):
     facts = {}
-    for line in open(facts_path):
+    for line in open(path):
         if "=" in line:
             k, v = line.rstrip("\n").split("=", 1)
             facts[k] = v
+    return facts
+
+
+def main(pairs):
+    runs = [read_facts(f) for _, f in pairs]
+    by_name = {}
+    for number, (results_path, _) in enumerate(pairs, start=1):
+        for line in open(results_path):
+            if line.strip():
+                r = json.loads(line)
+                r["run"] = number
+                by_name[r["workload"]] = r
+    rows = list(by_name.values())
+    facts = runs[0]
+    several = len(runs) > 1
     blas = next((r["torch"]["blas"] for r in rows if "torch" in r), None)
     ok = [r for r in rows if r["status"] == "ok"]
     out = []
@@ -25,29 +44,36 @@ def main(results_path, facts_path):
     w("## How it was run")
     w("")
     w("```")
-    w(facts.get("command", "bench/codegen/run_cpu_baseline.sh"))
+    for number, f in enumerate(runs, start=1):
+        w((f"# run {number}\n" if several else "") + f.get("command", "bench/codegen/run_cpu_baseline.sh"))
     w("```")
     w("")
-    w(f"Per workload: `steptp bench NAME --vs-torch --threads {facts.get('threads')} --warmup "
-      f"{facts.get('warmup')} --repeats {facts.get('repeats')} --max-work {facts.get('max_work')} "
-      "--json`: the catalog graph at its default shapes is imported to LEIR, lowered to naive C "
+    options = "; ".join(
+        (f"run {number}: " if several else "") +
+        f"`--threads {f.get('threads')} --warmup {f.get('warmup')} --repeats {f.get('repeats')} "
+        f"--max-work {f.get('max_work')}`" for number, f in enumerate(runs, start=1))
+    w("Per workload: `steptp bench NAME --vs-torch --json` with " + options + ": the catalog "
+      "graph at its default shapes is imported to LEIR, lowered to naive C "
       "(no strategy applied), compiled with `cc -O3 -march=native -mno-avx512f -fopenmp -ffp-contract=off`, run "
       "on deterministic inputs; PyTorch eager runs the KernelBench `Model` of the same problem "
       "file at the same shapes, dtype and thread count (`python/torch_baseline.py`, "
       "`torch.no_grad()`). Both report the median of the timed runs after the warm-up. "
       "Ratio = naive C median / PyTorch median (> 1: naive C is slower).")
-    if facts.get("note"):
-        w("")
-        w("Note: " + facts["note"])
+    for number, f in enumerate(runs, start=1):
+        if f.get("note"):
+            w("")
+            w((f"Note (run {number}): " if several else "Note: ") + f["note"])
     w("")
     w("## Machine")
     w("")
-    w(f"- date (UTC): {facts.get('date_utc')}; elapsed {facts.get('elapsed_s', '?')} s")
+    for number, f in enumerate(runs, start=1):
+        w(f"- {'run ' + str(number) + ': ' if several else ''}date (UTC): {f.get('date_utc')}; "
+          f"elapsed {f.get('elapsed_s', '?')} s; load average (1/5/15 min) at start "
+          f"{f.get('load_start')}, at end {f.get('load_end')}")
     w(f"- CPU: {facts.get('cpu_model')}, {facts.get('cores')} cores visible, {facts.get('memory')}")
-    w(f"- load average (1/5/15 min) at start: {facts.get('load_start')}; at end: "
-      f"{facts.get('load_end')}. **The machine was shared with other jobs during this run** "
-      "(a load above the core count means both contenders got only part of a core; their "
-      "ratio is more meaningful than either time).")
+    w("- **The machine was shared with other jobs during the run(s)** (a load above the core "
+      "count means both contenders got only part of a core; their ratio is more meaningful than "
+      "either time).")
     w(f"- compiler: {facts.get('compiler')}; torch {facts.get('torch')}")
     if blas:
         w(f"- BLAS used by torch: {blas.get('kind')} (built with `{blas.get('built_with')}`; "
@@ -75,8 +101,9 @@ def main(results_path, facts_path):
     w("")
     w("## Results")
     w("")
-    w("| workload | level | dtype | statement execs | naive C ms | PyTorch ms | ratio | status |")
-    w("|---|---|---|---:|---:|---:|---:|---|")
+    w("| workload | level | dtype | statement execs | naive C ms | PyTorch ms | ratio | status |"
+      + (" run |" if several else ""))
+    w("|---|---|---|---:|---:|---:|---:|---|" + ("---:|" if several else ""))
     rate = slow_rate = None
     timed = [r for r in rows if "median_ms" in r and r.get("static_work", 0) >= 1e7]
     rates = sorted(r["static_work"] / (r["median_ms"] / 1e3) for r in timed if r["median_ms"] > 0)
@@ -97,7 +124,7 @@ def main(results_path, facts_path):
         elif r.get("note"):
             note += f" ({r['note']})"
         w(f"| {r['workload']} | {r['level']} | {r.get('dtype', '')} | {work} | {c} | {t} | "
-          f"{ratio} | {note} |")
+          f"{ratio} | {note} |" + (f" {r['run']} |" if several else ""))
     if rate:
         w("")
         w(f"Estimated times of skipped workloads: statement executions divided by the naive C "
@@ -118,4 +145,7 @@ def main(results_path, facts_path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    args = sys.argv[1:]
+    if len(args) < 2 or len(args) % 2:
+        sys.exit("usage: render_cpu_baseline.py RESULTS FACTS [RESULTS2 FACTS2 ...]")
+    main(list(zip(args[0::2], args[1::2])))

@@ -17,7 +17,7 @@ def main(results_path, facts_path):
     confirmed = [r for r in ok if "confirmed_speedup" in r]
     geo_confirmed = (math.exp(sum(math.log(r["confirmed_speedup"]) for r in confirmed) /
                               len(confirmed)) if confirmed else float("nan"))
-    at_least_5 = sum(1 for r in ok if r["speedup"] >= 5)
+    at_least_5 = sum(1 for r in ok if r.get("confirmed_speedup", r["speedup"]) >= 5)
     faster_torch = sum(1 for r in timed if r["best_ms"] < r["torch_ms"])
     naive_faster_torch = sum(1 for r in timed if r["baseline_ms"] < r["torch_ms"])
     geo_torch = (math.exp(sum(math.log(r["torch_ms"] / r["best_ms"]) for r in timed) / len(timed))
@@ -41,12 +41,14 @@ def main(results_path, facts_path):
     w("## Summary\n")
     w("| | value |\n|---|---:|")
     w(f"| workloads run / planned | {len(ok)} / {len(rows)} |")
-    w(f"| geometric-mean speedup of the best program over the naive C | {geo:.2f}× |")
     if confirmed:
-        w(f"| the same, best and naive re-measured alternately after the search "
-          f"({len(confirmed)} workloads) | {geo_confirmed:.2f}× |")
+        w(f"| **geometric-mean speedup of the best program over the naive C, both re-measured "
+          f"alternately after the search** ({len(confirmed)} workloads; the headline figure: "
+          f"it cancels load changes during the search) | **{geo_confirmed:.2f}×** |")
+    w(f"| geometric-mean speedup of the best program over the naive C, as measured during the "
+      f"search | {geo:.2f}× |")
     w(f"| workloads improved by more than 5% | {improved} / {len(ok)} |")
-    w(f"| workloads sped up 5× or more | {at_least_5} / {len(ok)} |")
+    w(f"| workloads sped up 5× or more (re-measured) | {at_least_5} / {len(ok)} |")
     if timed:
         w(f"| best program faster than PyTorch eager | {faster_torch} / {len(timed)} "
           f"({100.0 * faster_torch / len(timed):.0f}%) |")
