@@ -32,7 +32,6 @@ DTYPE_NAMES = {
 }
 
 
-
 def _attention_from_primitives(query, key, value, attn_mask=None, dropout_p=0.0,
                                is_causal=False, scale=None):
     """torch 2's F.scaled_dot_product_attention written with ops torch 1.13 has (and that the
@@ -55,6 +54,7 @@ def _attention_from_primitives(query, key, value, attn_mask=None, dropout_p=0.0,
 # Debian's torch is 1.13; the function arrived in 2.0.
 if not hasattr(F, "scaled_dot_product_attention"):
     F.scaled_dot_product_attention = _attention_from_primitives
+
 
 class TraceError(Exception):
     pass
