@@ -119,6 +119,18 @@ Result<Value> alias(Lowering& L, const GraphNode& n) {
   return *x;
 }
 
+// Item i (negative: from the end) of an op's tuple result; an item the lowering could not
+// produce (a "unsupported:<why>" marker, e.g. the indices of max) is an unsupported error.
+Result<Value> tuple_item(Lowering& L, const Value& tuple, int64_t i) {
+  if (i < 0) i += static_cast<int64_t>(tuple.items.size());
+  if (i < 0 || i >= static_cast<int64_t>(tuple.items.size()))
+    return L.error_unsupported("tuple index out of range");
+  const Value& v = tuple.items[i];
+  if (v.kind == Value::Kind::kString && v.str.rfind("unsupported:", 0) == 0)
+    return L.error_unsupported(v.str.substr(12));
+  return v;
+}
+
 // x[idx]: ints, slices (any step), None and ellipsis, one per dim.
 Result<Value> lower_getitem(Lowering& L, const GraphNode& n) {
   auto x = L.arg(n, 0, nullptr);
@@ -127,14 +139,7 @@ Result<Value> lower_getitem(Lowering& L, const GraphNode& n) {
   if (!k.ok()) return k.error();
   if (x->kind == Value::Kind::kTuple && x->str.empty()) {
     if (!k->is_number()) return L.error_unsupported("tuple index is not an integer");
-    int64_t i = static_cast<int64_t>(k->number);
-    if (i < 0) i += static_cast<int64_t>(x->items.size());
-    if (i < 0 || i >= static_cast<int64_t>(x->items.size()))
-      return L.error_unsupported("tuple index out of range");
-    const Value& v = x->items[i];
-    if (v.kind == Value::Kind::kString && v.str.rfind("unsupported:", 0) == 0)
-      return L.error_unsupported(v.str.substr(12));
-    return v;
+    return tuple_item(L, *x, static_cast<int64_t>(k->number));
   }
   if (x->kind == Value::Kind::kInts) {
     if (!k->is_number()) return L.error_unsupported("slicing a size");
@@ -371,10 +376,7 @@ Result<Value> lower_getattr(Lowering& L, const GraphNode& n) {
     if (x->kind != Value::Kind::kTuple || !x->str.empty() || x->items.size() != 2)
       return L.error_unsupported("attribute '" + what->str + "' of a value that is not a "
                                  "(values, indices) pair");
-    const Value& v = x->items[what->str == "values" ? 0 : 1];
-    if (v.kind == Value::Kind::kString && v.str.rfind("unsupported:", 0) == 0)
-      return L.error_unsupported(v.str.substr(12));
-    return v;
+    return tuple_item(L, *x, what->str == "values" ? 0 : 1);
   }
   if (what->kind == Value::Kind::kString && what->str == "T") return lower_T(L, n);
   if (what->kind == Value::Kind::kString && what->str == "mT") {
