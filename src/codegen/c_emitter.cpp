@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -40,6 +41,25 @@ std::string for_header(const leir::Loop& l) {
   std::string v = c_var_name(l.var);
   return fmt::format("for (int64_t {0} = 0; {0} < {1}; ++{0}) {{", v, l.extent);
 }
+
+// Statement executions of loops[from..] of `b` and everything nested in them.
+int64_t executions_from(const leir::Block& b, size_t from) {
+  int64_t body = 0;
+  for (const leir::Item& i : b.body) {
+    int64_t n = i.is_stmt() ? 1 : executions_from(*i.block, 0);
+    body = body > INT64_MAX - n ? INT64_MAX : body + n;
+  }
+  int64_t total = body;
+  for (size_t k = from; k < b.loops.size(); ++k)
+    total = total > INT64_MAX / std::max<int64_t>(b.loops[k].extent, 1)
+                ? INT64_MAX : total * b.loops[k].extent;
+  return total;
+}
+
+// A parallel loop inside a sequential one opens a parallel region on every iteration of the
+// sequential loop; below this much work per region the fork/join costs more than it saves
+// (a tiled loop's inner tile is typically 4-64 iterations), so it runs sequentially.
+constexpr int64_t kMinWorkPerNestedRegion = int64_t{1} << 15;
 
 bool body_has_only_statements(const leir::Block& b) {
   for (const leir::Item& i : b.body)
@@ -141,7 +161,7 @@ class CEmitter {
     }
     for (const auto& [name, plan] : inits_)
       if (plan.mode == IdentityInit::kPrefill && plan.first_block == b) emit_prefill(name, plan);
-    emit_block(p_.blocks[b], false);
+    emit_block(p_.blocks[b], false, false);
     w_.close();
   }
 
@@ -228,15 +248,19 @@ class CEmitter {
     w_.close();
   }
 
-  void emit_block(const leir::Block& b, bool inside_parallel) {
+  // `inside_parallel`: an enclosing loop already runs in a parallel region; `inside_serial`: an
+  // enclosing loop runs sequentially.
+  void emit_block(const leir::Block& b, bool inside_parallel, bool inside_serial) {
     size_t opened = 0;
     bool parallel = inside_parallel;
+    bool serial = inside_serial;
     for (size_t i = 0; i < b.loops.size(); ++i) {
       const leir::Loop& l = b.loops[i];
       if (options_.openmp) {
         switch (l.kind) {
           case LoopKind::kBound: case LoopKind::kParallel:
-            if (!parallel && analysis::is_independent_loop(b, l.var)) {
+            if (!parallel && analysis::is_independent_loop(b, l.var) &&
+                (!serial || executions_from(b, i) >= kMinWorkPerNestedRegion)) {
               size_t run = 1;
               while (i + run < b.loops.size() &&
                      (b.loops[i + run].kind == LoopKind::kBound ||
@@ -274,13 +298,14 @@ class CEmitter {
       }
       w_.open(for_header(l));
       ++opened;
+      if (!parallel) serial = true;
     }
     for (const leir::Item& item : b.body) {
       if (item.is_stmt()) {
         emit_stmt(*item.stmt);
       } else {
         w_.open("{");
-        emit_block(*item.block, parallel);
+        emit_block(*item.block, parallel, serial);
         w_.close();
       }
     }

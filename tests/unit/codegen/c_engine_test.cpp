@@ -121,6 +121,28 @@ TEST(CEmitter, ReductionLanesBecomeSimdReductions) {
   }
 }
 
+// A bound loop inside a sequential loop opens a parallel region on every iteration of that
+// loop, so only one with enough work per region (2^15 statement executions) becomes one.
+TEST(CEmitter, SmallBoundLoopsInsideSerialLoopsRunSequentially) {
+  const NamedProgram* np = nullptr;
+  for (const NamedProgram& q : codegen_programs())
+    if (q.name == "bound_loops_inside_serial_loops") np = &q;
+  ASSERT_NE(np, nullptr);
+  Result<leir::Program> p = leir::parse_program(np->text, "nested.leir");
+  ASSERT_TRUE(p.ok()) << p.error().render();
+  Result<CSource> c = emit_c(*p, CEmitOptions{});
+  ASSERT_TRUE(c.ok()) << c.error().render();
+  size_t second = c->code.find("/* block 1:");
+  ASSERT_NE(second, std::string::npos) << c->code;
+  size_t first = c->code.find("/* block 0:");
+  ASSERT_LT(first, second) << c->code;
+  std::string tiled = c->code.substr(first, second - first);
+  std::string large = c->code.substr(second);
+  EXPECT_EQ(count(tiled, "#pragma omp parallel"), 0) << tiled;
+  EXPECT_EQ(count(tiled, "#pragma omp simd"), 1) << tiled;
+  EXPECT_EQ(count(large, "#pragma omp parallel for"), 1) << large;
+}
+
 TEST(CEngine, CompileOnceRunsManyInputs) {
   Result<leir::Program> p = leir::parse_program(codegen_programs()[0].text);
   ASSERT_TRUE(p.ok());

@@ -151,6 +151,15 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "B^{5}_{tx=0}L^{2}_{a=0}V^{16}_{c=0}[C^{f32,g}_{tx}=max(C^{f32,g}_{tx},A^{f32,g}_{tx,a,c});];"
        "B^{5}_{tx=0}L^{2}_{a=0}V^{16}_{c=0}[D^{f32,g}_{tx}=min(A^{f32,g}_{tx,a,c}-1,D^{f32,g}_{tx});];"
        "\n"},
+      // Bound loops under sequential ones (loop_tiling of a bound loop moves the binding to
+      // the inner tile): a 64-iteration tile runs sequentially, a large one in parallel.
+      {"bound_loops_inside_serial_loops",
+       "input A f64[8,16]\ninput H f64[16,32]\ninput X f64[64,512]\noutput F f64[8,32]\n"
+       "output E f64[2,64,512]\n"
+       "L^{2}_{d=0}L^{2}_{f=0}L^{16}_{c=0}B^{4}_{tx=0}V^{16}_{a=0}[F^{f64,g}_{d*4+tx,f*16+a}="
+       "F^{f64,g}_{d*4+tx,f*16+a}+A^{f64,g}_{d*4+tx,c}*H^{f64,g}_{c,f*16+a};];"
+       "L^{2}_{t=0}B^{64}_{tx=0}L^{512}_{a=0}[E^{f64,g}_{t,tx,a}=X^{f64,g}_{tx,a}*X^{f64,g}_{tx,a}"
+       "+t;];\n"},
   };
   return programs;
 }
