@@ -1,5 +1,6 @@
-// cli/check_command.cpp — `steptp check FILE [--json] [--cuda]`: parse, well-formedness and the
-// tensor table (declared tensors and inferred intermediate shapes).
+// cli/check_command.cpp — `steptp check FILE [--json] [--cuda] [--cost]`: parse,
+// well-formedness and the tensor table (declared tensors and inferred intermediate shapes);
+// optionally the search's static cost estimate (what the cost policy ranks steps by).
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -8,6 +9,7 @@
 #include "cli/program_input.h"
 #include "leir/tensor_table.h"
 #include "leir/wellformed.h"
+#include "search/cost_model.h"
 
 namespace steptp::cli {
 namespace {
@@ -28,6 +30,7 @@ void setup_check_command(CLI::App& app, CommandContext& ctx) {
     std::string file;
     bool json = false;
     bool cuda = false;
+    bool cost = false;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
@@ -36,6 +39,9 @@ void setup_check_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("file", flags->file, "LEIR program file ('-' for stdin)")->required();
   cmd->add_flag("--json", flags->json, "Machine-readable output");
   cmd->add_flag("--cuda", flags->cuda, "Also check CUDA launch limits of bound (B) loops");
+  cmd->add_flag("--cost", flags->cost,
+                "Also print the static cost estimate the cost policy ranks steps by (arbitrary "
+                "units, 1 thread; lower is faster)");
   cmd->callback([flags, &ctx] {
     auto program = load_program(flags->file);
     if (!program) {
@@ -61,6 +67,7 @@ void setup_check_command(CLI::App& app, CommandContext& ctx) {
                                   {"scope", std::string(1, leir::scope_letter(t.scope))},
                                   {"shape", t.shape}});
         j["blocks"] = program->blocks.size();
+        if (flags->cost) j["estimated_cost"] = search::estimated_cost(*program);
       }
       std::cout << j.dump(2) << "\n";
     } else if (!table) {
@@ -75,6 +82,9 @@ void setup_check_command(CLI::App& app, CommandContext& ctx) {
                           ? std::string(" scope=") + leir::scope_letter(t.scope)
                           : "")
                   << "\n";
+      if (flags->cost)
+        std::cout << "  estimated cost: " << search::estimated_cost(*program)
+                  << " (search cost model, 1 thread)\n";
     }
     if (!table) ctx.exit_code = kExitBadInput;
   });

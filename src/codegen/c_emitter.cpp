@@ -1,6 +1,7 @@
 #include "codegen/c_emitter.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -250,11 +251,65 @@ class CEmitter {
 
   // `inside_parallel`: an enclosing loop already runs in a parallel region; `inside_serial`: an
   // enclosing loop runs sequentially.
+  // Register-tiled reduction lanes (see find_lane_jam): one accumulator per iteration of the
+  // jammed loops, each updated in its own scope where the jammed variables are constants, all
+  // in one SIMD loop over the collapsed loops.
+  void emit_lane_jam(const leir::Block& b, const LaneJam& jam, const std::string& op) {
+    const leir::Stmt& s = *b.body[0].stmt;
+    std::string type = c_storage_type(expr_.info(s.lhs->name()).dtype);
+    std::vector<std::string> accumulators;
+    for (int64_t j = 0; j < jam.accumulators; ++j)
+      accumulators.push_back(fmt::format("stp_acc{}", j));
+    // Calls fn(j) inside a scope that fixes the jammed variables to accumulator j's iteration.
+    auto for_each_accumulator = [&](const auto& fn) {
+      for (int64_t j = 0; j < jam.accumulators; ++j) {
+        std::string pinned;
+        int64_t rest = j;
+        for (size_t k = jam.jammed.size(); k-- > 0;) {
+          const leir::Loop& l = b.loops[jam.jammed[k]];
+          pinned = fmt::format("const int64_t {} = {}; ", c_var_name(l.var), rest % l.extent) +
+                   pinned;
+          rest /= l.extent;
+        }
+        w_.open("{ " + pinned);
+        fn(j);
+        w_.close();
+      }
+    };
+    w_.open("{");
+    w_.line(fmt::format("{} {};", type, fmt::join(accumulators, ", ")));
+    for_each_accumulator([&](int64_t j) {
+      w_.line(fmt::format("{} = {};", accumulators[j], expr_.element(s.lhs)));
+    });
+    std::string collapse =
+        jam.collapsed.size() > 1 ? fmt::format(" collapse({})", jam.collapsed.size()) : "";
+    w_.line(fmt::format("#pragma omp simd{} reduction({}:{})", collapse, op,
+                        fmt::join(accumulators, ",")));
+    for (size_t k : jam.collapsed) w_.open(for_header(b.loops[k]));
+    for_each_accumulator([&](int64_t j) {
+      expr_.substitute(s.lhs, accumulators[j]);
+      std::string value = expr_.value(s.rhs);
+      expr_.clear_substitution();
+      w_.line(fmt::format("{} = {};", accumulators[j], expr_.convert_for_store(s.lhs, value)));
+    });
+    for (size_t k = 0; k < jam.collapsed.size(); ++k) w_.close();
+    for_each_accumulator([&](int64_t j) {
+      w_.line(fmt::format("{} = {};", expr_.element(s.lhs), accumulators[j]));
+    });
+    w_.close();
+  }
+
   void emit_block(const leir::Block& b, bool inside_parallel, bool inside_serial) {
     size_t opened = 0;
     bool parallel = inside_parallel;
     bool serial = inside_serial;
-    for (size_t i = 0; i < b.loops.size(); ++i) {
+    std::optional<LaneJam> jam;
+    std::optional<std::string> jam_op;
+    if (options_.openmp && !b.loops.empty() &&
+        (jam_op = lane_reduction_operator(b, b.loops.back())))
+      jam = find_lane_jam(b);
+    const size_t header_end = jam ? jam->first : b.loops.size();
+    for (size_t i = 0; i < header_end; ++i) {
       const leir::Loop& l = b.loops[i];
       if (options_.openmp) {
         switch (l.kind) {
@@ -262,7 +317,7 @@ class CEmitter {
             if (!parallel && analysis::is_independent_loop(b, l.var) &&
                 (!serial || executions_from(b, i) >= kMinWorkPerNestedRegion)) {
               size_t run = 1;
-              while (i + run < b.loops.size() &&
+              while (i + run < header_end &&
                      (b.loops[i + run].kind == LoopKind::kBound ||
                       b.loops[i + run].kind == LoopKind::kParallel) &&
                      analysis::is_independent_loop(b, b.loops[i + run].var))
@@ -299,6 +354,11 @@ class CEmitter {
       w_.open(for_header(l));
       ++opened;
       if (!parallel) serial = true;
+    }
+    if (jam) {
+      emit_lane_jam(b, *jam, *jam_op);
+      for (size_t i = 0; i < opened; ++i) w_.close();
+      return;
     }
     for (const leir::Item& item : b.body) {
       if (item.is_stmt()) {

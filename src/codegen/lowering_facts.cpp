@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include "analysis/access.h"
+#include "analysis/dependence.h"
 #include "leir/visit.h"
 #include "support/error.h"
 
@@ -208,6 +210,42 @@ std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p
     out[name] = plan;
   }
   return out;
+}
+
+std::optional<LaneJam> find_lane_jam(const leir::Block& b) {
+  if (b.body.size() != 1 || !b.body[0].is_stmt() || b.loops.empty()) return std::nullopt;
+  const leir::Stmt& s = *b.body[0].stmt;
+  const leir::Loop& lanes = b.loops.back();
+  if (lanes.kind != leir::LoopKind::kVectorized || lhs_uses_var(s, lanes.var))
+    return std::nullopt;
+  std::optional<analysis::Accumulation> acc = analysis::match_accumulation(s);
+  if (!acc || !acc->reassociable()) return std::nullopt;
+  LaneJam jam;
+  jam.collapsed.push_back(b.loops.size() - 1);
+  size_t k = b.loops.size() - 1;
+  while (k > 0) {
+    const leir::Loop& l = b.loops[k - 1];
+    if (!lhs_uses_var(s, l.var)) {
+      if (l.kind != leir::LoopKind::kSerial && l.kind != leir::LoopKind::kUnrolled) break;
+      jam.collapsed.insert(jam.collapsed.begin(), k - 1);
+    } else {
+      if (l.kind == leir::LoopKind::kVectorized || l.extent < 1 ||
+          jam.accumulators * l.extent > kMaxJamAccumulators ||
+          !analysis::is_independent_loop(b, l.var))
+        break;
+      jam.accumulators *= l.extent;
+      jam.jammed.insert(jam.jammed.begin(), k - 1);
+    }
+    --k;
+  }
+  if (jam.accumulators < 2) return std::nullopt;
+  // Collapsed loops outside the outermost jammed one would re-read the accumulators' elements
+  // on every iteration: leave them to the ordinary lowering.
+  while (!jam.collapsed.empty() && jam.collapsed.front() < jam.jammed.front()) {
+    jam.collapsed.erase(jam.collapsed.begin());
+  }
+  jam.first = jam.jammed.front();
+  return jam;
 }
 
 }  // namespace steptp::codegen

@@ -77,4 +77,29 @@ struct TensorInitPlan {
 std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p,
                                                           const leir::TensorTable& table);
 
+// Register tiling of reduction lanes — the C backend's unroll-and-jam. A block whose one
+// statement accumulates (sum, product, max, min) into an element that does not depend on its
+// innermost loop, a vectorized (V) loop, is lowered as one SIMD loop when loops around it are
+//   - "jammed": independent loops whose variable is in the LHS subscript (each iteration owns
+//     its elements), fully unrolled into separate accumulators, at most kMaxJamAccumulators of
+//     them; or
+//   - "collapsed": serial (L or U) loops whose variable is not in the LHS subscript (more of
+//     the same reduction), folded with the V loop into one `omp simd collapse` loop.
+// The walk goes outward from the V loop and stops at the first loop that is neither. Legal
+// because each element's updates keep their order up to the reassociation that reduction lanes
+// already allow, and jammed iterations touch disjoint elements. One dot-product chain becomes
+// many independent vector accumulators that share their loads (a 4x4 tile of a GEMM: 8 loads
+// for 16 multiply-adds instead of 32).
+constexpr int64_t kMaxJamAccumulators = 16;
+
+struct LaneJam {
+  size_t first = 0;               // b.loops[first..] are lowered together
+  std::vector<size_t> jammed;     // loop indices, outermost first
+  std::vector<size_t> collapsed;  // loop indices, outermost first; the V loop is last
+  int64_t accumulators = 1;       // product of the jammed extents (at least 2)
+};
+
+// nullopt when the block is not such a nest or nothing can be jammed.
+std::optional<LaneJam> find_lane_jam(const leir::Block& b);
+
 }  // namespace steptp::codegen

@@ -13,6 +13,12 @@
 //   (each iteration waits for the previous add: the latency, not the throughput, bounds it);
 //   in reduction lanes 3 · min(1, vector_width / lanes): 16 lanes are 4 independent vector
 //   accumulators, 4 lanes are still one chain of vector adds.
+//   Register-tiled reduction lanes (the C backend jams small independent loops around a lane
+//   reduction into separate accumulators, codegen::find_lane_jam): an access shared by the
+//   jammed copies is charged once per copy it actually has, and the accumulators count as
+//   independent chains.
+//   Every run of a lane-reduction loop also costs 4 per accumulator (load it, reduce the lanes
+//   into it, store it): a run is the V loop, or the V loop and the loops collapsed with it.
 // The innermost loop is the innermost one with more than one iteration.
 // lanes: what the C compiler runs side by side in the innermost loop —
 //   - a vectorized (V) loop of independent iterations or of reduction lanes (loop_vectorization),
@@ -22,11 +28,13 @@
 #include "search/cost_model.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "analysis/access.h"
 #include "analysis/dependence.h"
+#include "codegen/lowering_facts.h"
 #include "leir/tensor_table.h"
 #include "leir/visit.h"
 
@@ -38,6 +46,7 @@ enum class Stride { kInvariant, kUnit, kStrided };
 constexpr double kLibmCallCost = 4.0;
 constexpr double kChainLatencyCost = 3.0;
 constexpr double kStridedFromMemoryCost = 4.0;
+constexpr double kLaneRunCost = 4.0;
 
 Stride stride_of(const leir::Expr& access, const std::string& inner) {
   const auto& idx = access.indices();
@@ -125,6 +134,21 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
     double per = 1.0;
     bool all_contiguous = true;
     bool calls_libm = false;
+    // Register-tiled reduction lanes (codegen::find_lane_jam): the jammed copies of an access
+    // that does not mention a jammed loop are one load, shared by the accumulators.
+    std::optional<codegen::LaneJam> jam;
+    if (ctx.nest && inner && &ctx.nest->loops.back() == inner) jam = codegen::find_lane_jam(*ctx.nest);
+    auto shared_by = [&](const leir::Expr& access) {
+      if (!jam) return 1.0;
+      double copies = 1;
+      for (size_t k : jam->jammed)
+        for (const leir::ExprRef& i : access.indices())
+          if (analysis::mentions_var(i, ctx.nest->loops[k].var)) {
+            copies *= static_cast<double>(ctx.nest->loops[k].extent);
+            break;
+          }
+      return static_cast<double>(jam->accumulators) / copies;
+    };
     auto charge = [&](const leir::ExprRef& e) {
       if (is_libm_call(*e)) {
         per += kLibmCallCost;
@@ -134,14 +158,16 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
       Stride st = inner ? stride_of(*e, inner->var) : Stride::kInvariant;
       const int64_t elements = elements_of(p, e->name(), inferred_shape(e->name()));
       bool small = elements <= options.cache_elements;
+      double cost = 0;
       switch (st) {
-        case Stride::kInvariant: per += 0.1; break;
-        case Stride::kUnit: per += 0.25; break;
+        case Stride::kInvariant: cost = 0.1; break;
+        case Stride::kUnit: cost = 0.25; break;
         case Stride::kStrided:
-          per += small ? 0.25 : elements <= options.l2_elements ? 1.0 : kStridedFromMemoryCost;
+          cost = small ? 0.25 : elements <= options.l2_elements ? 1.0 : kStridedFromMemoryCost;
           all_contiguous = false;
           break;
       }
+      per += cost / shared_by(*e);
     };
     leir::for_each_expr(s.lhs, charge);
     leir::for_each_expr(s.rhs, charge);
@@ -157,11 +183,13 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
                              innermost_of_nest && nest->body.size() == 1;
       // Lanes hide the latency once there are enough of them: 16 lanes are four independent
       // vector accumulators, 4 lanes still one chain of vector adds.
-      if (carries_accumulation)
-        per += reduction_lanes ? kChainLatencyCost *
-                                     std::min(1.0, options.vector_width /
-                                                       static_cast<double>(inner->extent))
+      // Jammed accumulators are independent chains too.
+      if (carries_accumulation) {
+        double chains = static_cast<double>(inner->extent) *
+                        static_cast<double>(jam ? jam->accumulators : 1);
+        per += reduction_lanes ? kChainLatencyCost * std::min(1.0, options.vector_width / chains)
                                : kChainLatencyCost;
+      }
       double width = std::max(1, options.vector_width);
       if (all_contiguous && !calls_libm) {
         if (inner->kind == leir::LoopKind::kVectorized && (independent || reduction_lanes))
@@ -170,6 +198,18 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
           lanes = width;
       }
       if (inner->kind == leir::LoopKind::kUnrolled) per *= 0.9;
+      // Each run of a lane reduction loads its accumulator, reduces the lanes into it and
+      // stores it: once per run of the SIMD loop, which jamming makes longer.
+      if (reduction_lanes) {
+        double run = 1;
+        if (jam) {
+          for (size_t k : jam->collapsed)
+            run *= static_cast<double>(ctx.nest->loops[k].extent);
+        } else {
+          run = static_cast<double>(inner->extent);
+        }
+        block_cost[ctx.top_block] += executions / run * kLaneRunCost;
+      }
     }
     block_cost[ctx.top_block] += executions * per / lanes;
   };

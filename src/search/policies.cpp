@@ -7,8 +7,17 @@
 #include <random>
 
 #include "strategy/registry.h"
+#include "strategy/surgery.h"
 
 namespace steptp::search {
+namespace {
+
+// The split factor the cost policy's look-ahead tries before vectorizing an innermost loop: the
+// most lanes loop_vectorization accepts.
+constexpr int64_t kLaneSplit = 16;
+constexpr double kLookAheadStepPenalty = 0.01;
+
+}  // namespace
 
 std::vector<strategy::Site> feasible_steps(const leir::Program& p) {
   std::vector<strategy::Site> out;
@@ -97,14 +106,35 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   auto it = ranked_.find(key);
   if (it != ranked_.end()) return it->second;
   const std::vector<strategy::Site>& steps = EnumeratePolicy::ranked_steps(p);
-  // The cheapest program one loop_vectorization step reaches from `q` (q itself included).
+  // The cheapest program that lanes reach from `q` (q itself included): one loop_vectorization
+  // step, or — since lanes take at most 16 iterations — a split of a block's innermost loop by
+  // 16 followed by one. Each look-ahead step adds kLookAheadStepPenalty to the cost it reaches,
+  // so that the step which brings lanes one move closer (e.g. the split itself) outranks steps
+  // that only leave the same lanes reachable.
   const strategy::Strategy* lanes = strategy::find_strategy("loop_vectorization");
+  const strategy::Strategy* split = strategy::find_strategy("loop_split");
   auto best_after_lanes = [&](const leir::Program& q, double cost_of_q) {
     double best = cost_of_q;
     if (lanes == nullptr) return best;
-    for (const strategy::Site& follow : strategy::feasible_sites(*lanes, q)) {
-      strategy::Outcome<leir::Program> after = lanes->apply(q, follow);
-      if (after.ok()) best = std::min(best, estimated_cost(*after, options_));
+    auto vectorize = [&](const leir::Program& r, int moves) {
+      for (const strategy::Site& follow : strategy::feasible_sites(*lanes, r)) {
+        strategy::Outcome<leir::Program> after = lanes->apply(r, follow);
+        if (after.ok())
+          best = std::min(best, estimated_cost(*after, options_) *
+                                    (1 + moves * kLookAheadStepPenalty));
+      }
+    };
+    vectorize(q, 1);
+    if (split == nullptr) return best;
+    for (const strategy::Site& cut : strategy::feasible_sites(*split, q)) {
+      strategy::Outcome<int64_t> factor = cut.integer("factor");
+      strategy::Outcome<std::string> loop = cut.name("loop");
+      strategy::Outcome<strategy::BlockPath> path = cut.block();
+      if (!factor.ok() || *factor != kLaneSplit || !loop.ok() || !path.ok()) continue;
+      const leir::Block* b = strategy::surgery::find_block(q, *path);
+      if (b == nullptr || b->loops.empty() || b->loops.back().var != *loop) continue;
+      strategy::Outcome<leir::Program> after = split->apply(q, cut);
+      if (after.ok()) vectorize(*after, 2);
     }
     return best;
   };

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
 
 #include "codegen/c_emitter.h"
 #include "codegen/c_engine.h"
@@ -97,28 +98,51 @@ int count(const std::string& text, const std::string& what) {
   return n;
 }
 
+const NamedProgram& program_named(const std::string& name) {
+  for (const NamedProgram& q : codegen_programs())
+    if (q.name == name) return q;
+  throw std::logic_error("no codegen program " + name);
+}
+
+CSource emitted(const std::string& name) {
+  Result<leir::Program> p = leir::parse_program(program_named(name).text, name + ".leir");
+  EXPECT_TRUE(p.ok()) << p.error().render();
+  Result<CSource> c = emit_c(*p, CEmitOptions{});
+  EXPECT_TRUE(c.ok()) << c.error().render();
+  return c.ok() ? *c : CSource{};
+}
+
 // A vectorized innermost reduction loop becomes an OpenMP simd reduction into a private
-// accumulator; an independent vectorized loop stays a plain `omp simd` loop.
+// accumulator when nothing around it can be jammed.
 TEST(CEmitter, ReductionLanesBecomeSimdReductions) {
-  for (const char* name : {"reduction_lanes_sum_product", "reduction_lanes_max_min_f32"}) {
-    SCOPED_TRACE(name);
-    const NamedProgram* np = nullptr;
-    for (const NamedProgram& q : codegen_programs())
-      if (q.name == name) np = &q;
-    ASSERT_NE(np, nullptr);
-    Result<leir::Program> p = leir::parse_program(np->text, "lanes.leir");
-    ASSERT_TRUE(p.ok()) << p.error().render();
-    Result<CSource> c = emit_c(*p, CEmitOptions{});
-    ASSERT_TRUE(c.ok()) << c.error().render();
-    if (std::string(name) == "reduction_lanes_sum_product") {
-      EXPECT_EQ(count(c->code, "#pragma omp simd reduction(+:stp_acc)"), 2) << c->code;
-      EXPECT_EQ(count(c->code, "#pragma omp simd reduction(*:stp_acc)"), 1) << c->code;
-    } else {
-      EXPECT_EQ(count(c->code, "#pragma omp simd reduction(stp_maxr:stp_acc)"), 1) << c->code;
-      EXPECT_EQ(count(c->code, "#pragma omp simd reduction(stp_minr:stp_acc)"), 1) << c->code;
-      EXPECT_NE(c->code.find("float stp_acc"), std::string::npos) << c->code;
-    }
-  }
+  CSource c = emitted("reduction_lanes_unjammed");
+  EXPECT_EQ(count(c.code, "#pragma omp simd reduction(+:stp_acc)"), 1) << c.code;
+  EXPECT_EQ(count(c.code, "stp_acc0"), 0) << c.code;
+}
+
+// Small independent loops around lanes become separate accumulators of one SIMD loop (the
+// loops between them and the lanes, more of the same reduction, are collapsed into it).
+TEST(CEmitter, SmallLoopsAroundReductionLanesAreJammed) {
+  CSource sum = emitted("reduction_lanes_sum_product");
+  EXPECT_EQ(count(sum.code, "#pragma omp simd collapse(2) reduction(+:stp_acc0,stp_acc1,stp_acc2)"),
+            1) << sum.code;
+  EXPECT_EQ(count(sum.code, "#pragma omp simd reduction(+:stp_acc0,stp_acc1,stp_acc2)"), 1)
+      << sum.code;
+  EXPECT_EQ(count(sum.code, "#pragma omp simd collapse(2) reduction(*:stp_acc0,stp_acc1,stp_acc2)"),
+            1) << sum.code;
+  // tx pinned to 2 in the load, update and store of accumulator 2 of each of the 3 blocks.
+  EXPECT_EQ(count(sum.code, "const int64_t i_tx = 2;"), 3 * 3) << sum.code;
+  CSource minmax = emitted("reduction_lanes_max_min_f32");
+  EXPECT_EQ(count(minmax.code, "collapse(2) reduction(stp_maxr:stp_acc0,stp_acc1,stp_acc2,"
+                               "stp_acc3,stp_acc4)"), 1) << minmax.code;
+  EXPECT_EQ(count(minmax.code, "collapse(2) reduction(stp_minr:stp_acc0,stp_acc1,stp_acc2,"
+                               "stp_acc3,stp_acc4)"), 1) << minmax.code;
+  EXPECT_NE(minmax.code.find("float stp_acc0"), std::string::npos) << minmax.code;
+  // A 4x4 register tile of a matrix product: 16 accumulators, the k tiles collapsed.
+  CSource tile = emitted("register_tiled_matmul");
+  EXPECT_EQ(count(tile.code, "#pragma omp simd collapse(2) reduction(+:stp_acc0,"), 1) << tile.code;
+  EXPECT_EQ(count(tile.code, "stp_acc15 = "), 2) << tile.code;  // load and update, ...
+  EXPECT_EQ(count(tile.code, "= stp_acc15;"), 1) << tile.code;  // ... and store
 }
 
 // A bound loop inside a sequential loop opens a parallel region on every iteration of that

@@ -146,6 +146,16 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "B^{3}_{tx=0}V^{8}_{c=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx,0,c}+C^{f64,g}_{tx};];"
        "B^{3}_{tx=0}L^{4}_{a=0}V^{8}_{c=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}*(1+A^{f64,g}_{tx,a,c}/"
        "16);];\n"},
+      // Lanes under a loop too long to jam (20 > 16 accumulators): one private accumulator.
+      {"reduction_lanes_unjammed",
+       "input A f64[20,3,16]\noutput C f64[20]\n"
+       "B^{20}_{tx=0}L^{3}_{a=0}V^{16}_{c=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,a,c};];\n"},
+      // A 4x4 register tile of a matrix product (A times C transposed): 16 accumulators, the
+      // k tiles (g) collapsed with the lanes.
+      {"register_tiled_matmul",
+       "input A f64[8,32]\ninput C f64[8,32]\noutput F f64[8,8]\n"
+       "L^{2}_{d=0}L^{2}_{f=0}B^{4}_{tx=0}L^{4}_{a=0}L^{2}_{g=0}V^{16}_{c=0}[F^{f64,g}_{d*4+tx,f*4+a}="
+       "F^{f64,g}_{d*4+tx,f*4+a}+A^{f64,g}_{d*4+tx,g*16+c}*C^{f64,g}_{f*4+a,g*16+c};];\n"},
       {"reduction_lanes_max_min_f32",
        "input A f32[5,2,16]\noutput C f32[5]\noutput D f32[5]\n"
        "B^{5}_{tx=0}L^{2}_{a=0}V^{16}_{c=0}[C^{f32,g}_{tx}=max(C^{f32,g}_{tx},A^{f32,g}_{tx,a,c});];"

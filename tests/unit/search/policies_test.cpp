@@ -116,15 +116,38 @@ TEST(CostModel, ChargesTheLatencyOfAReductionChainUnlessItRunsInLanes) {
   // hides three quarters of the chain (4 lanes would hide none of it).
   leir::Program lanes = parse(
       decls + "L^{128}_{c=0}L^{8}_{b=0}V^{16}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*16+a};];");
-  EXPECT_DOUBLE_EQ(estimated_cost(lanes), 16384 * (1.45 + 0.75) / 4);
+  // Plus 4 per run of the lane loop: load the accumulator, reduce the lanes, store it.
+  EXPECT_DOUBLE_EQ(estimated_cost(lanes), 16384 * (1.45 + 0.75) / 4 + 16384 / 16 * 4);
   leir::Program four = parse(
       decls + "L^{128}_{c=0}L^{32}_{b=0}V^{4}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*4+a};];");
-  EXPECT_DOUBLE_EQ(estimated_cost(four), 16384 * (1.45 + 3) / 4);
+  EXPECT_DOUBLE_EQ(estimated_cost(four), 16384 * (1.45 + 3) / 4 + 16384 / 4 * 4);
   // A loop of extent 1 inside does not hide the chain: the innermost loop that iterates is 'a'.
   leir::Program unit_inner = parse(
       "input A f64[128,128]\noutput D f64[128,1]\n"
       "L^{128}_{c=0}L^{128}_{a=0}L^{1}_{e=0}[D^{f64,g}_{c,e}=D^{f64,g}_{c,e}+A^{f64,g}_{c,a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(unit_inner), 16384 * 4.45);
+}
+
+// The C backend jams the 4x4 (t, u) tile around the lanes into 16 accumulators, with the b loop
+// collapsed into the SIMD loop: A's load is shared by the 4 u-copies, B's by the 4 t-copies, the
+// 16 accumulators are independent chains, and a lane run is b and a together (128 iterations).
+TEST(CostModel, JammedReductionLanesShareLoadsAndHideTheChain) {
+  const std::string decls = "input A f64[128,128]\ninput B f64[4,128]\noutput C f64[128,4]\n";
+  leir::Program jammed = parse(
+      decls + "L^{32}_{d=0}L^{4}_{t=0}L^{4}_{u=0}L^{8}_{b=0}V^{16}_{a=0}[C^{f64,g}_{d*4+t,u}="
+              "C^{f64,g}_{d*4+t,u}+A^{f64,g}_{d*4+t,b*16+a}*B^{f64,g}_{u,b*16+a};];");
+  // Per execution: 1 + C read and written (0.1 each) + A and B (unit stride, 0.25 each, shared
+  // by 4 accumulators) + the chain, 3 · 4 / (16 lanes · 16 accumulators).
+  EXPECT_DOUBLE_EQ(estimated_cost(jammed),
+                   65536 * (1 + 0.2 + 0.5 / 4 + 3.0 * 4 / 256) / 4 + 65536 / 128 * 4);
+  // The same nest with the tile outside the b loop: jammed too, but every b iteration is a new
+  // lane run (16 iterations), and the accumulators are reloaded each time.
+  leir::Program outside = parse(
+      decls + "L^{32}_{d=0}L^{8}_{b=0}L^{4}_{t=0}L^{4}_{u=0}V^{16}_{a=0}[C^{f64,g}_{d*4+t,u}="
+              "C^{f64,g}_{d*4+t,u}+A^{f64,g}_{d*4+t,b*16+a}*B^{f64,g}_{u,b*16+a};];");
+  EXPECT_DOUBLE_EQ(estimated_cost(outside),
+                   65536 * (1 + 0.2 + 0.5 / 4 + 3.0 * 4 / 256) / 4 + 65536 / 16 * 4);
+  EXPECT_LT(estimated_cost(jammed), estimated_cost(outside));
 }
 
 TEST(CostModel, ChargesGlobalIntermediatesForTheirTraffic) {
