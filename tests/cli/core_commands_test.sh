@@ -26,6 +26,13 @@ expect_exit 0 "check conv2d" -- "$STEPTP" check "$EX/conv2d_padded.leir"
 expect_output "intermediate E f64[2,3,11,11]" "check lists the inferred padded shape"
 expect_exit 0 "check --json" -- "$STEPTP" check --json "$EX/softmax.leir"
 expect_output '"ok": true' "check --json says ok"
+# check --cost: the search's static estimate (64 executions of 1 + two unit-stride accesses,
+# in 4 lanes: 64 * 1.5 / 4).
+printf 'input A f64[64]\noutput C f64[64]\nL^{64}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a}*2+1;];\n' > "$TMP/axpb.leir"
+expect_exit 0 "check --cost" -- "$STEPTP" check --cost "$TMP/axpb.leir"
+expect_output "estimated cost: 24 (search cost model, 1 thread)" "check --cost prints the estimate"
+expect_exit 0 "check --cost --json" -- "$STEPTP" check --cost --json "$TMP/axpb.leir"
+expect_output '"estimated_cost": 24' "check --cost --json carries the estimate"
 printf 'input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64 g}_{a};];\n' >"$TMP/bad.leir"
 expect_exit 2 "check on a parse error" -- "$STEPTP" check "$TMP/bad.leir"
 expect_output "bad.leir:3:" "diagnostic has file:line:col"
