@@ -249,8 +249,6 @@ class CEmitter {
     w_.close();
   }
 
-  // `inside_parallel`: an enclosing loop already runs in a parallel region; `inside_serial`: an
-  // enclosing loop runs sequentially.
   // Register-tiled reduction lanes (see find_lane_jam): one accumulator per iteration of the
   // jammed loops, each updated in its own scope where the jammed variables are constants, all
   // in one SIMD loop over the collapsed loops.
@@ -263,15 +261,14 @@ class CEmitter {
     // Calls fn(j) inside a scope that fixes the jammed variables to accumulator j's iteration.
     auto for_each_accumulator = [&](const auto& fn) {
       for (int64_t j = 0; j < jam.accumulators; ++j) {
-        std::string pinned;
+        std::vector<std::string> pinned(jam.jammed.size());
         int64_t rest = j;
         for (size_t k = jam.jammed.size(); k-- > 0;) {
           const leir::Loop& l = b.loops[jam.jammed[k]];
-          pinned = fmt::format("const int64_t {} = {}; ", c_var_name(l.var), rest % l.extent) +
-                   pinned;
+          pinned[k] = fmt::format("const int64_t {} = {};", c_var_name(l.var), rest % l.extent);
           rest /= l.extent;
         }
-        w_.open("{ " + pinned);
+        w_.open(fmt::format("{{ {}", fmt::join(pinned, " ")));
         fn(j);
         w_.close();
       }
@@ -299,6 +296,8 @@ class CEmitter {
     w_.close();
   }
 
+  // `inside_parallel`: an enclosing loop already runs in a parallel region; `inside_serial`: an
+  // enclosing loop runs sequentially.
   void emit_block(const leir::Block& b, bool inside_parallel, bool inside_serial) {
     size_t opened = 0;
     bool parallel = inside_parallel;

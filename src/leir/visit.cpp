@@ -29,6 +29,7 @@ void walk(const Block& b, StmtContext& ctx,
   for (const Loop& l : b.loops) ctx.loops.push_back(&l);
   for (const Item& item : b.body) {
     if (item.is_stmt()) {
+      ctx.nest = &b;
       fn(*item.stmt, ctx);
       ++ctx.stmt_ordinal;
     } else {

@@ -20,6 +20,7 @@ ExprRef rewrite(const ExprRef& e, const std::function<ExprRef(const ExprRef&)>& 
 // The loops enclosing a statement, outermost first, and the statement itself.
 struct StmtContext {
   std::vector<const Loop*> loops;  // all enclosing loops, across nested blocks
+  const Block* nest = nullptr;     // the block whose body holds the statement (its own nest)
   size_t top_block = 0;            // index of the enclosing top-level block
   size_t stmt_ordinal = 0;         // program-order position of the statement
 };

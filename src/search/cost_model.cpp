@@ -91,28 +91,6 @@ bool is_libm_call(const leir::Expr& e) {
   }
 }
 
-// Every statement with its enclosing loops (across nested blocks) and its own nest.
-struct StmtPlace {
-  std::vector<const leir::Loop*> loops;
-  const leir::Block* nest = nullptr;  // the block whose body holds the statement
-  size_t top_block = 0;
-};
-
-template <typename Fn>
-void walk(const leir::Block& b, StmtPlace& place, const Fn& fn) {
-  size_t depth = place.loops.size();
-  for (const leir::Loop& l : b.loops) place.loops.push_back(&l);
-  for (const leir::Item& item : b.body) {
-    if (item.is_stmt()) {
-      place.nest = &b;
-      fn(*item.stmt, place);
-    } else {
-      walk(*item.block, place, fn);
-    }
-  }
-  place.loops.resize(depth);
-}
-
 }  // namespace
 
 double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
@@ -124,7 +102,7 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
   };
 
   std::vector<double> block_cost(p.blocks.size(), 0.0);
-  auto cost_of = [&](const leir::Stmt& s, const StmtPlace& ctx) {
+  auto cost_of = [&](const leir::Stmt& s, const leir::StmtContext& ctx) {
     double executions = 1;
     for (const leir::Loop* l : ctx.loops) executions *= static_cast<double>(l->extent);
     // The innermost loop that actually iterates: a loop of extent 1 compiles to nothing.
@@ -137,7 +115,8 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
     // Register-tiled reduction lanes (codegen::find_lane_jam): the jammed copies of an access
     // that does not mention a jammed loop are one load, shared by the accumulators.
     std::optional<codegen::LaneJam> jam;
-    if (ctx.nest && inner && &ctx.nest->loops.back() == inner) jam = codegen::find_lane_jam(*ctx.nest);
+    if (ctx.nest && inner && &ctx.nest->loops.back() == inner)
+      jam = codegen::find_lane_jam(*ctx.nest);
     auto shared_by = [&](const leir::Expr& access) {
       if (!jam) return 1.0;
       double copies = 1;
@@ -213,11 +192,7 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
     }
     block_cost[ctx.top_block] += executions * per / lanes;
   };
-  for (size_t b = 0; b < p.blocks.size(); ++b) {
-    StmtPlace place;
-    place.top_block = b;
-    walk(p.blocks[b], place, cost_of);
-  }
+  leir::for_each_stmt(p.blocks, cost_of);
 
   double total = 0;
   for (size_t b = 0; b < p.blocks.size(); ++b)
