@@ -9,7 +9,7 @@
 # alternate between the levels, so a run cut short by --budget-s still covers both.
 #
 # Usage: bench/search/run_search_cpu.sh [--steptp BIN] [--count N] [--budget N] [--threads N]
-#          [--beam-width N] [--work-limit N] [--repeats N] [--warmup N] [--budget-s S]
+#          [--beam-width N] [--proposals N] [--work-limit N] [--repeats N] [--warmup N] [--budget-s S]
 #          [--only REGEX] [--set FILE] [--confirm-rounds N] [--results FILE] [--doc FILE]
 #          [--note TEXT]
 #   --set FILE: run exactly the workloads listed in FILE (one per line, '#' comments), in that
@@ -24,6 +24,7 @@ count=30
 budget=12
 threads=1
 beam_width=2
+proposals=3
 work_limit=100000000
 repeats=5
 warmup=1
@@ -43,6 +44,7 @@ while (($#)); do
     --budget) budget=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --beam-width) beam_width=$2; shift 2 ;;
+    --proposals) proposals=$2; shift 2 ;;
     --work-limit) work_limit=$2; shift 2 ;;
     --repeats) repeats=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
@@ -73,7 +75,7 @@ facts_file="$results.facts"
   echo "compiler=$(${STEPTP_CC:-cc} --version | head -1)"
   echo "torch=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)"
   echo "command=$command_line"
-  echo "optimize=steptp optimize WORKLOAD --search beam --policy cost --budget $budget --beam-width $beam_width --threads $threads --repeats $repeats --warmup $warmup --confirm-rounds $confirm_rounds --shapes auto --work-limit $work_limit --torch --out DIR"
+  echo "optimize=steptp optimize WORKLOAD --search beam --policy cost --budget $budget --beam-width $beam_width --proposals $proposals --threads $threads --repeats $repeats --warmup $warmup --confirm-rounds $confirm_rounds --shapes auto --work-limit $work_limit --torch --out DIR"
   echo "note=$note"
 } > "$facts_file"
 
@@ -118,7 +120,7 @@ for entry in "${workloads[@]}"; do
   err=$(mktemp)
   rc=0
   timeout 900 "$steptp" optimize "$name" --search beam --policy cost --budget "$budget" \
-    --beam-width "$beam_width" --threads "$threads" --repeats "$repeats" --warmup "$warmup" \
+    --beam-width "$beam_width" --proposals "$proposals" --threads "$threads" --repeats "$repeats" --warmup "$warmup" \
     --confirm-rounds "$confirm_rounds" --shapes auto --work-limit "$work_limit" --torch --out "$reports/$name" > /dev/null 2> "$err" \
     || rc=$?
   python3 - "$name" "$level" "$rc" "$reports/$name/report.json" "$err" "$(( $(date +%s) - now ))" \

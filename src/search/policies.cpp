@@ -108,9 +108,12 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   const std::vector<strategy::Site>& steps = EnumeratePolicy::ranked_steps(p);
   // The cheapest program that lanes reach from `q` (q itself included): one loop_vectorization
   // step, or — since lanes take at most 16 iterations — a split of a block's innermost loop by
-  // 16 followed by one. Each look-ahead step adds kLookAheadStepPenalty to the cost it reaches,
-  // so that the step which brings lanes one move closer (e.g. the split itself) outranks steps
-  // that only leave the same lanes reachable.
+  // 16 followed by one. Each look-ahead move adds kLookAheadStepPenalty of the current
+  // program's cost (a fixed amount, so that a step which merely lowers the cost does not also
+  // lower the penalty and look as if it enabled lanes), so the step which brings lanes one move
+  // closer (e.g. the split itself) outranks steps that only leave the same lanes reachable.
+  const double cost_now = estimated_cost(p, options_);
+  const double move_penalty = kLookAheadStepPenalty * cost_now;
   const strategy::Strategy* lanes = strategy::find_strategy("loop_vectorization");
   const strategy::Strategy* split = strategy::find_strategy("loop_split");
   auto best_after_lanes = [&](const leir::Program& q, double cost_of_q) {
@@ -120,8 +123,7 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
       for (const strategy::Site& follow : strategy::feasible_sites(*lanes, r)) {
         strategy::Outcome<leir::Program> after = lanes->apply(r, follow);
         if (after.ok())
-          best = std::min(best, estimated_cost(*after, options_) *
-                                    (1 + moves * kLookAheadStepPenalty));
+          best = std::min(best, estimated_cost(*after, options_) + moves * move_penalty);
       }
     };
     vectorize(q, 1);
@@ -141,7 +143,6 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   // A step ENABLES lanes when one vectorization gains more after it than it gains now; only then
   // does the look-ahead count (any other improving step would otherwise borrow the gain of the
   // vectorization it merely leaves available, and outrank it).
-  const double cost_now = estimated_cost(p, options_);
   const double lanes_gain_now = cost_now - best_after_lanes(p, cost_now);
   std::vector<double> cost(steps.size());
   for (size_t i = 0; i < steps.size(); ++i) {

@@ -203,6 +203,25 @@ TEST(CostPolicy, RanksASplitThatEnablesReductionLanesFirst) {
   EXPECT_LT(best_follow_up, before / 2) << ps.front().step;
 }
 
+TEST(CostPolicy, RanksATileThatLanesTurnIntoARegisterTileFirst) {
+  // Two matrix products (A·Bᵀ and C·Bᵀ). Tiling (tx, a) of either gains nothing by itself, but
+  // after a split of c by 16 and one vectorization the C backend jams the tile into 16
+  // accumulators. A reorder that only makes one product's estimate cheaper leaves the other
+  // product's lanes exactly as reachable as before, so it must not borrow their gain.
+  Request r{parse("input A f64[64,256]\ninput C f64[64,256]\nparam B f64[64,256]\n"
+                  "output F f64[64,64]\noutput G f64[64,64]\n"
+                  "B^{64}_{tx=0}L^{64}_{a=0}L^{256}_{c=0}[F^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+"
+                  "A^{f64,g}_{tx,c}*B^{f64,g}_{a,c};];"
+                  "B^{64}_{tx=0}L^{64}_{a=0}L^{256}_{c=0}[G^{f64,g}_{tx,a}=G^{f64,g}_{tx,a}+"
+                  "C^{f64,g}_{tx,c}*B^{f64,g}_{a,c};];"),
+            {}, {}, {}};
+  CostPolicy policy({.threads = 1});
+  std::vector<Proposal> ps = policy.propose(r.make(2));
+  ASSERT_EQ(ps.size(), 2u);
+  for (const Proposal& p : ps)
+    EXPECT_EQ(p.step.rfind("loop_tiling(", 0), 0u) << p.step;
+}
+
 TEST(Replay, ReproducesTheProgramOfATrace) {
   leir::Program p0 = parse(kMatmul);
   EnumeratePolicy policy;
