@@ -258,6 +258,19 @@ VerifyReport Verifier::check(const leir::Program& candidate_in) const {
   report.engine = std::string(engine_name(options_.engine));
   if (engines.empty())
     return failure(Status::kCompileError, Side::kCandidate, "no compiled engine is available");
+  // Compares one engine's outputs of one seed with the original's; false on a mismatch (the
+  // report then holds the first differing element and names the engine).
+  auto outputs_agree = [&](const SeedRun& run, const std::vector<leir::TensorData>& out,
+                           const std::string& engine) {
+    for (size_t i = 0; i < run.expected.size() && i < out.size(); ++i) {
+      Tolerance tol = options_.tolerance.value_or(tolerance_for(run.expected[i].dtype));
+      if (!compare_tensor(run.expected[i], out[i], tol, run.seed, candidate, report)) {
+        report.status = Status::kMismatch;
+        report.engine = engine;
+      }
+    }
+    return report.status == Status::kEquivalent;
+  };
   if (options_.engine == Engine::kInterpreter) {
     // Compile once for all seeds (statically detected problems surface here).
     auto compiled = interp::Interpreter::compile(candidate, options_.run);
@@ -266,12 +279,7 @@ VerifyReport Verifier::check(const leir::Program& candidate_in) const {
       auto out = compiled->run(run.inputs);
       if (!out) return failure_from_error(out.error(), Side::kCandidate);
       ++report.seeds_run;
-      for (size_t i = 0; i < run.expected.size(); ++i) {
-        Tolerance tol = options_.tolerance.value_or(tolerance_for(run.expected[i].dtype));
-        if (!compare_tensor(run.expected[i], (*out)[i], tol, run.seed, candidate, report))
-          report.status = Status::kMismatch;
-      }
-      if (report.status != Status::kEquivalent) break;
+      if (!outputs_agree(run, *out, std::string(engine_name(options_.engine)))) break;
     }
   } else {
     for (const SeedRun& run : runs_) {
@@ -282,14 +290,7 @@ VerifyReport Verifier::check(const leir::Program& candidate_in) const {
           r.engine = name;
           return r;
         }
-        for (size_t i = 0; i < run.expected.size() && i < out->size(); ++i) {
-          Tolerance tol = options_.tolerance.value_or(tolerance_for(run.expected[i].dtype));
-          if (!compare_tensor(run.expected[i], (*out)[i], tol, run.seed, candidate, report)) {
-            report.status = Status::kMismatch;
-            report.engine = name;
-          }
-        }
-        if (report.status != Status::kEquivalent) break;
+        if (!outputs_agree(run, *out, name)) break;
       }
       ++report.seeds_run;
       if (report.status != Status::kEquivalent) break;
