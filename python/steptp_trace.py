@@ -8,6 +8,7 @@ It knows nothing about LEIR. Bad input → one line on stderr, exit 2.
 """
 import argparse
 import ast
+import dis
 import inspect
 import json
 import math
@@ -54,6 +55,23 @@ def _attention_from_primitives(query, key, value, attn_mask=None, dropout_p=0.0,
 # Debian's torch is 1.13; the function arrived in 2.0.
 if not hasattr(F, "scaled_dot_product_attention"):
     F.scaled_dot_product_attention = _attention_from_primitives
+
+
+def _proxy_iter(self):
+    """torch.fx's Proxy.__iter__ lets `a, b = proxy` trace by looking at the caller's next
+    instruction; torch 1.13 finds it as the (f_lasti // 2)-th instruction, which is wrong on
+    Python 3.11 (inline cache entries shift the offsets), so tuple unpacking of e.g.
+    `values, indices = torch.max(x, 1)` failed to trace. Look the instruction up by offset."""
+    caller = inspect.currentframe().f_back
+    for instruction in dis.get_instructions(caller.f_code):
+        if instruction.offset == caller.f_lasti:
+            if instruction.opname == "UNPACK_SEQUENCE":
+                return (self[i] for i in range(instruction.argval))
+            break
+    return self.tracer.iter(self)
+
+
+torch.fx.proxy.Proxy.__iter__ = _proxy_iter
 
 
 class TraceError(Exception):

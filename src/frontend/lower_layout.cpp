@@ -119,13 +119,15 @@ Result<Value> alias(Lowering& L, const GraphNode& n) {
   return *x;
 }
 
-// Item i (negative: from the end) of an op's tuple result; an item the lowering could not
-// produce (a "unsupported:<why>" marker, e.g. the indices of max) is an unsupported error.
+// Item i (negative: from the end) of an op's tuple result, lowered now if it was deferred (the
+// indices of max/min); an item the lowering could not produce (an "unsupported:<why>" marker) is
+// an unsupported error.
 Result<Value> tuple_item(Lowering& L, const Value& tuple, int64_t i) {
   if (i < 0) i += static_cast<int64_t>(tuple.items.size());
   if (i < 0 || i >= static_cast<int64_t>(tuple.items.size()))
     return L.error_unsupported("tuple index out of range");
   const Value& v = tuple.items[i];
+  if (v.deferred) return v.deferred(L);
   if (v.kind == Value::Kind::kString && v.str.rfind("unsupported:", 0) == 0)
     return L.error_unsupported(v.str.substr(12));
   return v;

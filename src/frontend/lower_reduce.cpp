@@ -108,6 +108,32 @@ Result<ReduceArgs> reduce_args(Lowering& L, const GraphNode& n) {
   return ReduceArgs{*x, *red, kd->is_number() && kd->number != 0};
 }
 
+// The first index along red[0] (one reduced dim) where x attains its extreme (`which`: "max" or
+// "min"), as a tensor of the given dtype and shape: min over positions of (x == best ? position
+// : N). Ties resolve to the first position, as torch's CPU kernels do.
+Result<Value> first_extreme_index(Lowering& L, const Tensor& x, const std::vector<int>& red,
+                                  bool keepdim, const std::string& which, leir::DType dtype,
+                                  const std::vector<int64_t>& shape) {
+  auto term = [&](const std::vector<std::string>& idx) { return Lowering::access(x, idx); };
+  Tensor best = accumulate(L, x, red, which, term);
+  const int64_t N = x.shape[red[0]];
+  Tensor first = L.temp(leir::DType::kF64, best.shape);
+  L.emit(best.shape, {N}, [&](const Nest& nn) {
+    std::string f = Lowering::access(first, nn.s);
+    return std::vector<std::string>{fmt::format(
+        "{}=min({},if_then_else({}=={},{},{}))", f, f,
+        Lowering::access(x, full_index(x.rank(), red, nn)), Lowering::access(best, nn.s),
+        nn.r[0], N)};
+  });
+  Tensor out = L.result(dtype, shape);
+  L.emit(best.shape, {}, [&](const Nest& nn) {
+    std::vector<std::string> oi = keepdim ? keepdim_index(x.rank(), red, nn.s) : nn.s;
+    return std::vector<std::string>{Lowering::access(out, oi) + "=" +
+                                    Lowering::access(first, nn.s)};
+  });
+  return Value::of(out);
+}
+
 // The shape of the node's (first) result.
 const ValueType& first_type(const GraphNode& n) { return n.type.tuple.empty() ? n.type : n.type.tuple[0]; }
 
@@ -139,8 +165,16 @@ Result<Value> simple_reduce(Lowering& L, const GraphNode& n, const std::string& 
     v.kind = Value::Kind::kTuple;
     v.items.push_back(Value::of(out));
     Value idx;
-    idx.kind = Value::Kind::kString;
-    idx.str = "unsupported:indices of " + n.target + " (node '" + n.name + "')";
+    if ((combine == "max" || combine == "min") && red.size() == 1 && n.type.tuple.size() == 2) {
+      const ValueType& it = n.type.tuple[1];
+      idx.deferred = [x = x, red = red, keepdim = keepdim, combine, dtype = it.dtype,
+                      shape = it.shape](Lowering& Lw) {
+        return first_extreme_index(Lw, x, red, keepdim, combine, dtype, shape);
+      };
+    } else {
+      idx.kind = Value::Kind::kString;
+      idx.str = "unsupported:indices of " + n.target + " (node '" + n.name + "')";
+    }
     v.items.push_back(idx);
     return v;
   }
@@ -173,25 +207,7 @@ Handler arg_reduce(const char* which) {
     const auto& [x, red, keepdim] = *ra;
     if (red.size() != 1 || !L.has_arg(n, 1, "dim"))
       return L.error_unsupported("argmax/argmin needs one explicit dim");
-    auto term = [&](const std::vector<std::string>& idx) { return Lowering::access(x, idx); };
-    Tensor best = accumulate(L, x, red, w, term);
-    // First index attaining the extreme: min over positions of (x == best ? position : N).
-    const int64_t N = x.shape[red[0]];
-    Tensor first = L.temp(leir::DType::kF64, best.shape);
-    L.emit(best.shape, {N}, [&](const Nest& nn) {
-      std::string f = Lowering::access(first, nn.s);
-      return std::vector<std::string>{fmt::format(
-          "{}=min({},if_then_else({}=={},{},{}))", f, f,
-          Lowering::access(x, full_index(x.rank(), red, nn)), Lowering::access(best, nn.s),
-          nn.r[0], N)};
-    });
-    Tensor out = L.result(n.type.dtype, n.type.shape);
-    L.emit(best.shape, {}, [&](const Nest& nn) {
-      std::vector<std::string> oi = keepdim ? keepdim_index(x.rank(), red, nn.s) : nn.s;
-      return std::vector<std::string>{Lowering::access(out, oi) + "=" +
-                                      Lowering::access(first, nn.s)};
-    });
-    return Value::of(out);
+    return first_extreme_index(L, x, red, keepdim, w, n.type.dtype, n.type.shape);
   };
 }
 

@@ -27,6 +27,8 @@ struct Tensor {
 };
 
 // The value a graph node evaluates to.
+class Lowering;
+
 struct Value {
   enum class Kind { kNone, kTensor, kNumber, kInts, kTuple, kString, kBool };
   Kind kind = Kind::kNone;
@@ -36,6 +38,9 @@ struct Value {
   std::vector<int64_t> ints;
   std::vector<Value> items;
   std::string str;
+  // A tuple item computed only when a node reads it (the indices of max/min over a dim, which
+  // most programs never use): tuple_item lowers it then, as part of the reading node.
+  std::function<Result<Value>(Lowering&)> deferred;
 
   static Value of(Tensor t);
   static Value num(double v, bool integral);
@@ -43,7 +48,6 @@ struct Value {
   bool is_number() const { return kind == Kind::kNumber || kind == Kind::kBool; }
 };
 
-class Lowering;
 using Handler = std::function<Result<Value>(Lowering&, const GraphNode&)>;
 using OpTable = std::map<std::string, Handler>;
 

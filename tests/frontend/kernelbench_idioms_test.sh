@@ -33,6 +33,7 @@ check() {  # FILE SMALL_SHAPES
 
 check chained_sizes_conv.py "batch=2,rows=6,cols=7,cin=2,cout=3"
 check max_values_narrow.py "batch=3,row_shape=(9,)"
+check max_indices.py "batch=2,rows=5,cols=7"
 check attention_sdpa.py "b=1,h=2,n=5,d=4"
 check sampled_targets_loss.py "batch=3,features=5"
 
