@@ -43,20 +43,6 @@ std::string for_header(const leir::Loop& l) {
   return fmt::format("for (int64_t {0} = 0; {0} < {1}; ++{0}) {{", v, l.extent);
 }
 
-// Statement executions of loops[from..] of `b` and everything nested in them.
-int64_t executions_from(const leir::Block& b, size_t from) {
-  int64_t body = 0;
-  for (const leir::Item& i : b.body) {
-    int64_t n = i.is_stmt() ? 1 : executions_from(*i.block, 0);
-    body = body > INT64_MAX - n ? INT64_MAX : body + n;
-  }
-  int64_t total = body;
-  for (size_t k = from; k < b.loops.size(); ++k)
-    total = total > INT64_MAX / std::max<int64_t>(b.loops[k].extent, 1)
-                ? INT64_MAX : total * b.loops[k].extent;
-  return total;
-}
-
 // A parallel loop inside a sequential one opens a parallel region on every iteration of the
 // sequential loop; below this much work per region the fork/join costs more than it saves
 // (a tiled loop's inner tile is typically 4-64 iterations), so it runs sequentially.

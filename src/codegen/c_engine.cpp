@@ -6,9 +6,10 @@
 #include <cstring>
 #include <limits>
 
-#include "leir/visit.h"
-#include "leir/wellformed.h"
 #include "codegen/c_expr.h"
+#include "codegen/lowering_facts.h"
+#include "leir/wellformed.h"
+#include "support/saturating.h"
 
 namespace steptp::codegen {
 namespace {
@@ -62,11 +63,6 @@ double bf16_value(uint16_t b) {
   float f = 0;
   std::memcpy(&f, &u, 4);
   return f;
-}
-
-int64_t saturating_mul(int64_t a, int64_t b) {
-  if (a != 0 && b > std::numeric_limits<int64_t>::max() / a) return std::numeric_limits<int64_t>::max();
-  return a * b;
 }
 
 }  // namespace
@@ -126,12 +122,7 @@ double load_native(DType t, const std::byte* src) {
 
 int64_t static_work(const leir::Program& program) {
   int64_t total = 0;
-  leir::for_each_stmt(program.blocks, [&](const leir::Stmt&, const leir::StmtContext& ctx) {
-    int64_t n = 1;
-    for (const leir::Loop* l : ctx.loops) n = saturating_mul(n, l->extent);
-    total = (total > std::numeric_limits<int64_t>::max() - n) ? std::numeric_limits<int64_t>::max()
-                                                              : total + n;
-  });
+  for (const leir::Block& b : program.blocks) total = saturating_add(total, executions_from(b, 0));
   return total;
 }
 

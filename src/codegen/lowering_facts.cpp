@@ -9,6 +9,7 @@
 #include "analysis/dependence.h"
 #include "leir/visit.h"
 #include "support/error.h"
+#include "support/saturating.h"
 
 namespace steptp::codegen {
 namespace {
@@ -210,6 +211,14 @@ std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p
     out[name] = plan;
   }
   return out;
+}
+
+int64_t executions_from(const leir::Block& b, size_t from) {
+  int64_t total = 0;
+  for (const leir::Item& i : b.body)
+    total = saturating_add(total, i.is_stmt() ? 1 : executions_from(*i.block, 0));
+  for (size_t k = from; k < b.loops.size(); ++k) total = saturating_mul(total, b.loops[k].extent);
+  return total;
 }
 
 std::optional<LaneJam> find_lane_jam(const leir::Block& b) {

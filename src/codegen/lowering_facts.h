@@ -77,6 +77,10 @@ struct TensorInitPlan {
 std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p,
                                                           const leir::TensorTable& table);
 
+// Statement executions of b.loops[from..] and everything nested in them (saturating at
+// INT64_MAX); executions_from(b, 0) is the block's whole work.
+int64_t executions_from(const leir::Block& b, size_t from);
+
 // Register tiling of reduction lanes — the C backend's unroll-and-jam. A block whose one
 // statement accumulates (sum, product, max, min) into an element that does not depend on its
 // innermost loop, a vectorized (V) loop, is lowered as one SIMD loop when loops around it are

@@ -8,13 +8,13 @@
 #include "leir/wellformed.h"
 
 #include <array>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "leir/printer.h"
+#include "support/saturating.h"
 
 namespace steptp::leir {
 namespace {
@@ -50,12 +50,6 @@ std::optional<int> binding_axis(std::string_view var) {
   for (size_t i = 2; i < var.size(); ++i)
     if (var[i] < 'a' || var[i] > 'z') return std::nullopt;
   return (var[0] == 't' ? 0 : 3) + (var[1] - 'x');
-}
-
-int64_t saturating_mul(int64_t a, int64_t b) {
-  if (a != 0 && b > std::numeric_limits<int64_t>::max() / a)
-    return std::numeric_limits<int64_t>::max();
-  return a * b;
 }
 
 bool integer_valued_dtype(DType t) { return is_integer(t) || t == DType::kBool; }
