@@ -26,6 +26,33 @@ std::string cat(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
+// True when `e` is integer arithmetic on loop variables and integer literals whose double
+// evaluation (the interpreter's) equals its int64 evaluation: + - * and unary minus, and
+// floor `//` and `%` by a non-zero literal (the int helpers return 0 for a zero divisor where
+// the double ones give inf or nan). Loop bounds and literals stay far below 2^53.
+bool exact_in_int64(const ExprRef& e) {
+  switch (e->kind()) {
+    case ExprKind::kIndexVar: return true;
+    case ExprKind::kNumber:
+      return e->is_integer_literal() && std::fabs(e->number_value()) <= 2147483647.0;
+    case ExprKind::kNeg: return exact_in_int64(e->operand());
+    case ExprKind::kBinary:
+      switch (e->binary_op()) {
+        case BinaryOp::kAdd: case BinaryOp::kSub: case BinaryOp::kMul:
+          return exact_in_int64(e->lhs()) && exact_in_int64(e->rhs());
+        case BinaryOp::kFloorDiv: case BinaryOp::kMod:
+          return exact_in_int64(e->lhs()) && e->rhs()->kind() == ExprKind::kNumber &&
+                 exact_in_int64(e->rhs()) && e->rhs()->number_value() != 0.0;
+        case BinaryOp::kDiv: case BinaryOp::kPow: case BinaryOp::kAnd: case BinaryOp::kOr:
+          return false;
+      }
+      return false;
+    case ExprKind::kInf: case ExprKind::kAccess: case ExprKind::kCompare: case ExprKind::kCall:
+      return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string c_tensor_name(const std::string& tensor) { return cat({"t_", tensor}); }
@@ -332,11 +359,16 @@ std::string CExprPrinter::condition(const ExprRef& e) const {
   switch (e->kind()) {
     case ExprKind::kCompare: {
       const auto& ops = e->operands();
+      // Guards of strided and padded convolutions (`(c+1-h)%2==0`) compare index arithmetic:
+      // in int64 they cost a few integer operations instead of libm's fmod per term.
+      bool integral = true;
+      for (const ExprRef& op : ops) integral = integral && exact_in_int64(op);
+      auto operand = [&](const ExprRef& op) { return integral ? index(op) : value(op); };
       std::string out = "(";
       for (size_t i = 0; i < e->compare_ops().size(); ++i) {
         if (i) out += " && ";
-        out += cat({"(", value(ops[i]), " ", leir::compare_op_spelling(e->compare_ops()[i]), " ",
-                    value(ops[i + 1]), ")"});
+        out += cat({"(", operand(ops[i]), " ", leir::compare_op_spelling(e->compare_ops()[i]), " ",
+                    operand(ops[i + 1]), ")"});
       }
       return cat({out, ")"});
     }

@@ -167,6 +167,21 @@ TEST(CEmitter, SmallBoundLoopsInsideSerialLoopsRunSequentially) {
   EXPECT_EQ(count(large, "#pragma omp parallel for"), 1) << large;
 }
 
+// Guards made of index arithmetic compare in int64 (the naive C of a strided transposed
+// convolution called libm's fmod six times per iteration and ran 25x slower); a comparison
+// with a fractional side keeps the interpreter's double arithmetic.
+TEST(CEmitter, IndexGuardsCompareInIntegers) {
+  CSource c = emitted("strided_transposed_conv_guard");
+  std::string kernel = c.code.substr(c.code.find("void steptp_kernel"));
+  EXPECT_NE(kernel.find("(stp_mod_i(((i_c + 1) - i_h), 2) == 0)"), std::string::npos) << kernel;
+  EXPECT_NE(kernel.find("(0 <= stp_floordiv_i(((i_c + 1) - i_h), 2))"), std::string::npos)
+      << kernel;
+  EXPECT_EQ(count(kernel, "stp_floordiv_f("), 0) << kernel;
+  EXPECT_EQ(count(kernel, "stp_mod_f("), 1) << kernel;  // (c-4)%3 < c*0.5
+  EXPECT_NE(kernel.find("(stp_mod_f((((double)i_c) - 4.0), 3.0) < (((double)i_c) * 0.5))"),
+            std::string::npos) << kernel;
+}
+
 TEST(CEngine, CompileOnceRunsManyInputs) {
   Result<leir::Program> p = leir::parse_program(codegen_programs()[0].text);
   ASSERT_TRUE(p.ok());
