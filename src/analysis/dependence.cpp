@@ -64,6 +64,16 @@ bool is_pure_reduction(const Block& b, std::string_view tensor) {
   return true;
 }
 
+std::optional<Accumulation> reduction_lane_accumulation(const Block& b, size_t pos) {
+  if (pos + 1 != b.loops.size()) return std::nullopt;
+  if (b.body.size() != 1 || !b.body[0].is_stmt()) return std::nullopt;
+  const leir::Stmt& s = *b.body[0].stmt;
+  if (mentions_var(s.lhs, b.loops[pos].var)) return std::nullopt;
+  std::optional<Accumulation> acc = match_accumulation(s);
+  if (!acc || !acc->reassociable()) return std::nullopt;
+  return acc;
+}
+
 bool is_independent_loop(const Block& b, std::string_view var) {
   for (const std::string& t : written_tensors(b))
     if (!separates(b, var, t)) return false;

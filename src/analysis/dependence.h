@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,12 @@ bool separates(const leir::Block& b, std::string_view var, std::string_view tens
 // one kind with one subscript, and read nowhere else in the block: its cross-iteration conflicts
 // are a reduction, so their order does not matter (up to floating-point rounding).
 bool is_pure_reduction(const leir::Block& b, std::string_view tensor);
+
+// Reduction lanes: b.loops[pos] is the innermost loop of a nest whose whole body is one
+// reassociable accumulation (sum, product, max, min) into an element that does not depend on
+// the loop, so each lane may keep a partial result and the partials be combined at the end.
+// The accumulation, or nullopt. Whether the loop is already vectorized is the caller's question.
+std::optional<Accumulation> reduction_lane_accumulation(const leir::Block& b, size_t pos);
 
 // The loop's iterations touch disjoint elements of every tensor the block writes, so they may run
 // in any order or at once (P, V, B annotations). Reductions do not count as independent.

@@ -7,6 +7,7 @@
 // small ones); a .leir file has no PyTorch model, so --vs-torch needs a workload or graph.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -62,7 +63,8 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--python", flags->python, "Python with torch (Debian's python3-torch)");
   cmd->add_option("--max-work", flags->max_work,
                   "Skip (exit 0, nothing timed) when the naive C would execute more than N "
-                  "statements per run (0: no limit)")
+                  "statements per run (0: no skip); an N above the compiled engine's own "
+                  "refusal limit (2e11) also raises that limit to N")
       ->check(CLI::Range(int64_t{0}, INT64_MAX));
   cmd->add_flag("--json", flags->json, "Machine-readable output");
   cmd->callback([flags, &ctx] {
@@ -111,6 +113,9 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
     }
     codegen::CEngineOptions options;
     options.threads = flags->threads;
+    // Whoever states a larger --max-work accepts that much work: the engine's guard against
+    // runaway programs must not refuse what the flag admitted.
+    options.work_budget = std::max(options.work_budget, flags->max_work);
     Result<codegen::CompiledKernel> kernel = codegen::CompiledKernel::build(problem.program, options);
     if (!kernel.ok()) {
       std::cerr << spec << ": " << kernel.error().render() << "\n";

@@ -199,13 +199,14 @@ class CEmitter {
   // value's, and untracked tensors (no written-flags to keep) qualify.
   std::optional<std::string> lane_reduction_operator(const leir::Block& b,
                                                      const leir::Loop& l) const {
-    if (b.body.size() != 1 || !b.body[0].is_stmt()) return std::nullopt;
+    if (b.loops.empty() || &b.loops.back() != &l) return std::nullopt;
+    std::optional<analysis::Accumulation> acc =
+        analysis::reduction_lane_accumulation(b, b.loops.size() - 1);
+    if (!acc) return std::nullopt;
     const leir::Stmt& s = *b.body[0].stmt;
-    if (is_tracked(s.lhs->name()) || analysis::mentions_var(s.lhs, l.var)) return std::nullopt;
+    if (is_tracked(s.lhs->name())) return std::nullopt;
     leir::DType t = expr_.info(s.lhs->name()).dtype;
     if (t != leir::DType::kF64 && t != leir::DType::kF32) return std::nullopt;
-    std::optional<analysis::Accumulation> acc = analysis::match_accumulation(s);
-    if (!acc) return std::nullopt;
     switch (acc->op) {
       case analysis::AccumulateOp::kSum: return "+";
       case analysis::AccumulateOp::kProduct: return "*";

@@ -111,7 +111,7 @@ class CudaEmitter {
   // from its LHS subscript.
   static bool is_cross_thread(const leir::Stmt& s, const leir::Block& blk, const KernelPlan& k) {
     for (size_t i : k.bound)
-      if (blk.loops[i].extent > 1 && !lhs_uses_var(s, blk.loops[i].var)) return true;
+      if (blk.loops[i].extent > 1 && !analysis::mentions_var(s.lhs, blk.loops[i].var)) return true;
     return false;
   }
 

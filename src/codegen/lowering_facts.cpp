@@ -86,28 +86,6 @@ std::optional<double> accumulation_identity(const leir::Stmt& s) {
   return std::nullopt;
 }
 
-void collect_index_vars(const ExprRef& e, std::vector<std::string>& out) {
-  leir::for_each_expr(e, [&](const ExprRef& n) {
-    if (n->kind() == ExprKind::kIndexVar &&
-        std::find(out.begin(), out.end(), n->name()) == out.end())
-      out.push_back(n->name());
-  });
-}
-
-bool uses_var(const ExprRef& e, const std::string& var) {
-  bool found = false;
-  leir::for_each_expr(e, [&](const ExprRef& n) {
-    if (n->kind() == ExprKind::kIndexVar && n->name() == var) found = true;
-  });
-  return found;
-}
-
-bool lhs_uses_var(const leir::Stmt& s, const std::string& var) {
-  for (const ExprRef& i : s.lhs->indices())
-    if (uses_var(i, var)) return true;
-  return false;
-}
-
 std::vector<StmtFacts> analyze_statements(const leir::Program& p) {
   std::vector<StmtFacts> out;
   std::set<std::string> written;
@@ -130,7 +108,7 @@ std::vector<StmtFacts> analyze_statements(const leir::Program& p) {
 bool body_is_write_disjoint(const std::vector<leir::Item>& body, const std::string& var) {
   for (const leir::Item& item : body) {
     if (item.is_stmt()) {
-      if (!lhs_uses_var(*item.stmt, var)) return false;
+      if (!analysis::mentions_var(item.stmt->lhs, var)) return false;
     } else if (!body_is_write_disjoint(item.block->body, var)) {
       return false;
     }
@@ -146,7 +124,7 @@ bool loop_is_write_disjoint(const leir::Block& b, size_t loop_index) {
 std::vector<const leir::Loop*> init_loops(const StmtFacts& f) {
   std::vector<const leir::Loop*> out;
   for (const leir::Loop* l : f.loops)
-    if (lhs_uses_var(*f.stmt, l->var)) out.push_back(l);
+    if (analysis::mentions_var(f.stmt->lhs, l->var)) out.push_back(l);
   return out;
 }
 
@@ -222,19 +200,16 @@ int64_t executions_from(const leir::Block& b, size_t from) {
 }
 
 std::optional<LaneJam> find_lane_jam(const leir::Block& b) {
-  if (b.body.size() != 1 || !b.body[0].is_stmt() || b.loops.empty()) return std::nullopt;
-  const leir::Stmt& s = *b.body[0].stmt;
-  const leir::Loop& lanes = b.loops.back();
-  if (lanes.kind != leir::LoopKind::kVectorized || lhs_uses_var(s, lanes.var))
+  if (b.loops.empty() || b.loops.back().kind != leir::LoopKind::kVectorized ||
+      !analysis::reduction_lane_accumulation(b, b.loops.size() - 1))
     return std::nullopt;
-  std::optional<analysis::Accumulation> acc = analysis::match_accumulation(s);
-  if (!acc || !acc->reassociable()) return std::nullopt;
+  const leir::Stmt& s = *b.body[0].stmt;
   LaneJam jam;
   jam.collapsed.push_back(b.loops.size() - 1);
   size_t k = b.loops.size() - 1;
   while (k > 0) {
     const leir::Loop& l = b.loops[k - 1];
-    if (!lhs_uses_var(s, l.var)) {
+    if (!analysis::mentions_var(s.lhs, l.var)) {
       if (l.kind != leir::LoopKind::kSerial && l.kind != leir::LoopKind::kUnrolled) break;
       jam.collapsed.insert(jam.collapsed.begin(), k - 1);
     } else {

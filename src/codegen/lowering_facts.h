@@ -21,12 +21,6 @@ namespace steptp::codegen {
 // The identity of an accumulation statement, or nullopt for a plain store.
 std::optional<double> accumulation_identity(const leir::Stmt& s);
 
-// Loop variables (names) used anywhere in an expression, including nested subscripts.
-void collect_index_vars(const leir::ExprRef& e, std::vector<std::string>& out);
-bool uses_var(const leir::ExprRef& e, const std::string& var);
-// True when `var` occurs in the LHS subscript of the statement.
-bool lhs_uses_var(const leir::Stmt& s, const std::string& var);
-
 // Facts about one statement, in program order.
 struct StmtFacts {
   const leir::Stmt* stmt = nullptr;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "codegen/c_emitter.h"
+#include "analysis/access.h"
 #include "codegen/lowering_facts.h"
 #include "leir/visit.h"
 
@@ -148,7 +149,7 @@ class TirEmitter {
     std::string kinds, vars, loops;
     bool any_reduce = false;
     for (const leir::Loop* l : scope) {
-      bool spatial = lhs_uses_var(s, l->var) || !self_read;
+      bool spatial = analysis::mentions_var(s.lhs, l->var) || !self_read;
       any_reduce |= !spatial;
       kinds += spatial ? "S" : "R";
       vars += fmt::format("{}{}", vars.empty() ? "" : ", ", block_var(l->var));

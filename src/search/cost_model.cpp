@@ -158,8 +158,9 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
       bool independent = nest && analysis::is_independent_loop(*nest, inner->var);
       bool carries_accumulation = !independent && analysis::match_accumulation(s) &&
                                   !analysis::mentions_var(s.lhs, inner->var);
-      bool reduction_lanes = inner->kind == leir::LoopKind::kVectorized && carries_accumulation &&
-                             innermost_of_nest && nest->body.size() == 1;
+      bool reduction_lanes = inner->kind == leir::LoopKind::kVectorized && innermost_of_nest &&
+                             !independent &&
+                             analysis::reduction_lane_accumulation(*nest, nest->loops.size() - 1);
       // Lanes hide the latency once there are enough of them: 16 lanes are four independent
       // vector accumulators, 4 lanes still one chain of vector adds.
       // Jammed accumulators are independent chains too.

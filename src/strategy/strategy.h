@@ -173,6 +173,10 @@ Result<Site> parse_site(std::string_view text);
 // Strategy
 // ---------------------------------------------------------------------------------------------
 
+// The most lanes loop_vectorization gives a V loop (an AVX-512 register of f32); the search's
+// look-ahead splits an innermost loop by it before vectorizing.
+constexpr int64_t kMaxVectorLanes = 16;
+
 // A before/after example for the generated documentation: a program file and a step text.
 struct Example {
   std::string program;  // a .leir program file (declarations + body)

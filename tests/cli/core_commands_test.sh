@@ -76,6 +76,15 @@ printf 'input A f64[4]\noutput C f64[4]\nL^{1000000}_{c=0}L^{1000000}_{d=0}L^{4}
 expect_exit 2 "10^12-iteration loop is refused by the budget" -- "$STEPTP" run "$TMP/huge.leir"
 expect_output "budget_exceeded" "budget failure is named"
 expect_exit 1 "10^12-iteration candidate is budget_exceeded, not a hang" -- "$STEPTP" verify "$EX/relu.leir" "$TMP/huge.leir"
+# bench: the compiled engine refuses over 2e11 statements unless --max-work admits more (GCC
+# folds this loop nest to one store, so admitting it costs nothing).
+printf 'output C f64[1]\nL^{1000000}_{c=0}L^{300000}_{d=0}[C^{f64,g}_{0}=1;];\n' >"$TMP/wide.leir"
+expect_exit 2 "bench refuses 3e11 statements by default" -- "$STEPTP" bench "$TMP/wide.leir" --repeats 1 --warmup 0
+expect_output "budget_exceeded" "the refusal is named"
+expect_exit 0 "bench --max-work below the work skips" -- "$STEPTP" bench "$TMP/wide.leir" --max-work 10000000000
+expect_output "skipped" "the skip is named"
+expect_exit 0 "bench --max-work above the work raises the engine's limit" -- "$STEPTP" bench "$TMP/wide.leir" --repeats 1 --warmup 0 --max-work 1000000000000
+expect_output "median" "the admitted program is timed"
 printf 'input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a}*1%s;];\n' "$(printf '9%.0s' $(seq 400))" >"$TMP/literal.leir"
 expect_exit 2 "huge literal" -- "$STEPTP" check "$TMP/literal.leir"
 

@@ -6,7 +6,7 @@
 //   after:
 //   B^{8}_{tx=0}L^{32}_{a=0}V^{4}_{c=0}[C^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c}*D^{f64,g}_{c};];
 //
-// Preconditions: 1. the loop is serial (L); 2. its extent is between 2 and kMaxLanes; 3. either
+// Preconditions: 1. the loop is serial (L); 2. its extent is between 2 and kMaxVectorLanes; 3. either
 // its iterations touch disjoint elements of every tensor the nest writes (lanes run at once), or
 // it is a REDUCTION LANE loop: the innermost loop of a nest whose whole body is one reassociable
 // accumulation (sum, product, max, min) into an element that does not depend on the loop, e.g.
@@ -25,24 +25,14 @@
 namespace steptp::strategy {
 namespace {
 
-// The widest vector we emit: 16 lanes (an AVX-512 register of f32).
-constexpr int64_t kMaxLanes = 16;
-
 // The accumulation a reduction-lane loop carries, or nothing (see the header comment).
 std::optional<analysis::Accumulation> reduction_lanes(const surgery::LoopSite& site) {
-  const leir::Block& b = *site.block;
-  if (site.pos + 1 != b.loops.size()) return std::nullopt;  // lanes are the innermost loop
-  if (b.body.size() != 1 || !b.body[0].is_stmt()) return std::nullopt;
-  const leir::Stmt& s = *b.body[0].stmt;
-  if (analysis::mentions_var(s.lhs, site.loop().var)) return std::nullopt;
-  std::optional<analysis::Accumulation> acc = analysis::match_accumulation(s);
-  if (!acc || !acc->reassociable()) return std::nullopt;
-  return acc;
+  return analysis::reduction_lane_accumulation(*site.block, site.pos);
 }
 
 // The loop a site names, if it is independent or carries a reduction into lanes.
 Outcome<surgery::LoopSite> resolve(const leir::Program& p, const Site& s, std::string_view code) {
-  Outcome<surgery::LoopSite> independent = independent_loop::resolve(p, s, code, kMaxLanes);
+  Outcome<surgery::LoopSite> independent = independent_loop::resolve(p, s, code, kMaxVectorLanes);
   if (independent.ok() ||
       independent.infeasible().code != std::string(code) + ".carried_dependence")
     return independent;
@@ -63,7 +53,7 @@ class LoopVectorization final : public Strategy {
   }
 
   std::vector<Site> sites(const leir::Program& p) const override {
-    return independent_loop::sites(p, name(), kMaxLanes);
+    return independent_loop::sites(p, name(), kMaxVectorLanes);
   }
 
   Check check(const leir::Program& p, const Site& s) const override {
