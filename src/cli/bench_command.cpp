@@ -42,6 +42,7 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
     std::string torch_script = "python/torch_baseline.py";
     std::string python = "/usr/bin/python3";
     int64_t max_work = 0;
+    int64_t max_memory_gib = codegen::CEngineOptions{}.memory_budget_bytes >> 30;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
@@ -66,6 +67,9 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
                   "statements per run (0: no skip); an N above the compiled engine's own "
                   "refusal limit (2e11) also raises that limit to N")
       ->check(CLI::Range(int64_t{0}, INT64_MAX));
+  cmd->add_option("--max-memory-gib", flags->max_memory_gib,
+                  "The compiled engine refuses programs whose tensors need more than N GiB")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_flag("--json", flags->json, "Machine-readable output");
   cmd->callback([flags, &ctx] {
     const std::string& spec = flags->spec;
@@ -116,16 +120,10 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
     // Whoever states a larger --max-work accepts that much work: the engine's guard against
     // runaway programs must not refuse what the flag admitted.
     options.work_budget = std::max(options.work_budget, flags->max_work);
+    options.memory_budget_bytes = flags->max_memory_gib << 30;
     Result<codegen::CompiledKernel> kernel = codegen::CompiledKernel::build(problem.program, options);
     if (!kernel.ok()) {
       std::cerr << spec << ": " << kernel.error().render() << "\n";
-      ctx.exit_code = kExitBadInput;
-      return;
-    }
-    Result<codegen::KernelBuffers> buffers =
-        kernel->prepare(codegen::deterministic_inputs(problem.program));
-    if (!buffers.ok()) {
-      std::cerr << spec << ": " << buffers.error().render() << "\n";
       ctx.exit_code = kExitBadInput;
       return;
     }
@@ -133,7 +131,11 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
     t.threads = flags->threads;
     t.repeats = flags->repeats;
     t.warmup = flags->warmup;
-    codegen::Timing timing = codegen::time_kernel(*kernel, *buffers, t);
+    codegen::Timing timing;
+    {  // the buffers are freed before PyTorch allocates its own copy of the tensors
+      codegen::KernelBuffers buffers = codegen::deterministic_buffers(*kernel, problem.program);
+      timing = codegen::time_kernel(*kernel, buffers, t);
+    }
 
     std::optional<search::TorchBaseline> torch;
     std::string torch_error;

@@ -167,13 +167,36 @@ void CompiledKernel::set_threads(int threads) const {
   if (threads > 0) set_threads_(threads);
 }
 
-Result<KernelBuffers> CompiledKernel::prepare(const std::vector<leir::TensorData>& inputs) const {
+KernelBuffers CompiledKernel::allocate() const {
   KernelBuffers b;
   b.storage_.resize(table_.tensors.size());
   for (size_t i = 0; i < table_.tensors.size(); ++i) {
     const leir::TensorInfo& t = table_.tensors[i];
     size_t n = static_cast<size_t>(leir::element_count(t.shape));
     b.storage_[i].assign(n * static_cast<size_t>(dtype_bytes(t.dtype)), std::byte{0});
+  }
+  for (auto& s : b.storage_) b.pointers_.push_back(s.data());
+  return b;
+}
+
+KernelBuffers CompiledKernel::prepare_generated(const ElementSource& value) const {
+  KernelBuffers b = allocate();
+  for (size_t i = 0; i < table_.tensors.size(); ++i) {
+    const leir::TensorInfo& t = table_.tensors[i];
+    if (t.role == leir::TensorRole::kOutput || t.role == leir::TensorRole::kIntermediate) continue;
+    int64_t n = leir::element_count(t.shape);
+    size_t bytes = static_cast<size_t>(dtype_bytes(t.dtype));
+    for (int64_t k = 0; k < n; ++k)
+      store_native(value(t, k), t.dtype, b.storage_[i].data() + static_cast<size_t>(k) * bytes);
+  }
+  return b;
+}
+
+Result<KernelBuffers> CompiledKernel::prepare(const std::vector<leir::TensorData>& inputs) const {
+  KernelBuffers b = allocate();
+  for (size_t i = 0; i < table_.tensors.size(); ++i) {
+    const leir::TensorInfo& t = table_.tensors[i];
+    size_t n = static_cast<size_t>(leir::element_count(t.shape));
     if (t.role == leir::TensorRole::kOutput || t.role == leir::TensorRole::kIntermediate) continue;
     const leir::TensorData* in = nullptr;
     for (const leir::TensorData& d : inputs)
@@ -190,7 +213,6 @@ Result<KernelBuffers> CompiledKernel::prepare(const std::vector<leir::TensorData
     for (size_t k = 0; k < n; ++k)
       store_native(in->values[k], t.dtype, b.storage_[i].data() + k * static_cast<size_t>(bytes));
   }
-  for (auto& s : b.storage_) b.pointers_.push_back(s.data());
   return b;
 }
 

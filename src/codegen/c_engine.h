@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
@@ -72,6 +73,10 @@ class CompiledKernel {
 
   // The pieces of run(), for timing: buffers are filled once, the kernel runs many times.
   Result<KernelBuffers> prepare(const std::vector<leir::TensorData>& inputs) const;
+  // Buffers whose inputs are generated element by element in place (value(tensor, k)), so a
+  // benchmark's inputs of several GB are never held twice, once as TensorData.
+  using ElementSource = std::function<double(const leir::TensorInfo&, int64_t element)>;
+  KernelBuffers prepare_generated(const ElementSource& value) const;
   void execute(KernelBuffers& buffers) const;
   void execute_raw(KernelBuffers& buffers) const { kernel_(buffers.pointers_.data()); }
   std::vector<leir::TensorData> outputs(const KernelBuffers& buffers) const;
@@ -85,6 +90,7 @@ class CompiledKernel {
 
  private:
   CompiledKernel() = default;
+  KernelBuffers allocate() const;  // every tensor's buffer, zeroed
   leir::Program program_;
   leir::TensorTable table_;
   std::string source_;

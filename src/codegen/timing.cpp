@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 
 namespace steptp::codegen {
 namespace {
@@ -81,6 +82,16 @@ std::vector<leir::TensorData> deterministic_inputs(const leir::Program& program)
     out.push_back(std::move(t));
   }
   return out;
+}
+
+KernelBuffers deterministic_buffers(const CompiledKernel& kernel, const leir::Program& program) {
+  std::map<std::string, size_t> ordinal;  // deterministic_input_value numbers the declarations
+  for (size_t i = 0; i < program.decls.size(); ++i) ordinal.emplace(program.decls[i].name, i);
+  return kernel.prepare_generated([&](const leir::TensorInfo& t, int64_t k) {
+    auto it = ordinal.find(t.name);
+    STEPTP_CHECK(it != ordinal.end(), "an input of the kernel is not declared by its program");
+    return deterministic_input_value(t.dtype, it->second, k);
+  });
 }
 
 }  // namespace steptp::codegen

@@ -47,6 +47,8 @@ Timing time_kernel(const CompiledKernel& kernel, KernelBuffers& buffers,
 // non-output tensor. Floats lie in [0.5, 1.5) (inside log/sqrt domains), integers are 0, bools 1.
 double deterministic_input_value(leir::DType t, size_t tensor_ordinal, int64_t element);
 std::vector<leir::TensorData> deterministic_inputs(const leir::Program& program);
+// The same inputs written straight into a kernel's buffers (no TensorData copy).
+KernelBuffers deterministic_buffers(const CompiledKernel& kernel, const leir::Program& program);
 
 // Where the PyTorch eager baseline plugs in (implemented by the frontend, which owns the
 // tracer); codegen only defines the shape of the answer.

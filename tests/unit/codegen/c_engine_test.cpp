@@ -8,6 +8,7 @@
 
 #include "codegen/c_emitter.h"
 #include "codegen/c_engine.h"
+#include "codegen/timing.h"
 #include "codegen_programs.h"
 #include "interp/interpreter.h"
 #include "leir/parser.h"
@@ -180,6 +181,24 @@ TEST(CEmitter, IndexGuardsCompareInIntegers) {
   EXPECT_EQ(count(kernel, "stp_mod_f("), 1) << kernel;  // (c-4)%3 < c*0.5
   EXPECT_NE(kernel.find("(stp_mod_f((((double)i_c) - 4.0), 3.0) < (((double)i_c) * 0.5))"),
             std::string::npos) << kernel;
+}
+
+// Benchmark inputs are written straight into the kernel's buffers (a workload's inputs can be
+// several GB); the bytes are those of the TensorData path, for every dtype of the test programs.
+TEST(CEngine, GeneratedInputsEqualTheTensorDataPath) {
+  for (const NamedProgram& np : codegen_programs()) {
+    SCOPED_TRACE(np.name);
+    Result<leir::Program> p = leir::parse_program(np.text, np.name + ".leir");
+    ASSERT_TRUE(p.ok()) << p.error().render();
+    Result<CompiledKernel> k = CompiledKernel::build(*p, test_options());
+    ASSERT_TRUE(k.ok()) << k.error().render();
+    Result<KernelBuffers> via_data = k->prepare(deterministic_inputs(*p));
+    ASSERT_TRUE(via_data.ok()) << via_data.error().render();
+    KernelBuffers generated = deterministic_buffers(*k, *p);
+    ASSERT_EQ(generated.storage().size(), via_data->storage().size());
+    for (size_t i = 0; i < generated.storage().size(); ++i)
+      EXPECT_TRUE(generated.storage()[i] == via_data->storage()[i]) << k->tensors().tensors[i].name;
+  }
 }
 
 TEST(CEngine, CompileOnceRunsManyInputs) {
