@@ -11,6 +11,7 @@
 # Usage: bench/codegen/run_cpu_baseline.sh [--steptp BIN] [--threads N] [--budget-s S]
 #          [--max-work N] [--warmup N] [--repeats N] [--only REGEX] [--results FILE] [--doc FILE]
 #          [--timeout-s S]  (per workload, both contenders; default 600)
+#          [--max-memory-gib N]  (the compiled engine's memory limit; default its own, 8)
 #          [--note TEXT]     (a sentence for the report, e.g. what else ran on the machine)
 set -euo pipefail
 
@@ -24,6 +25,7 @@ warmup=1
 repeats=3
 only=""
 timeout_s=600
+max_memory_gib=8
 note=""
 results="$root/bench/codegen/results/cpu_baseline.jsonl"
 doc="$root/docs/bench/cpu_baseline.md"
@@ -39,6 +41,7 @@ while (($#)); do
     --repeats) repeats=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --timeout-s) timeout_s=$2; shift 2 ;;
+    --max-memory-gib) max_memory_gib=$2; shift 2 ;;
     --note) note=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
     --doc) doc=$2; shift 2 ;;
@@ -65,6 +68,7 @@ facts_file="$results.facts"
   echo "warmup=$warmup"
   echo "repeats=$repeats"
   echo "max_work=$max_work"
+  echo "max_memory_gib=$max_memory_gib"
   echo "budget_s=$budget_s"
   echo "note=$note"
 } > "$facts_file"
@@ -99,7 +103,7 @@ for entry in "${workloads[@]}"; do
   out=$(mktemp) err=$(mktemp)
   rc=0
   timeout "$timeout_s" "$steptp" bench "$name" --vs-torch --threads "$threads" --warmup "$warmup" \
-    --repeats "$repeats" --max-work "$max_work" --json > "$out" 2> "$err" || rc=$?
+    --repeats "$repeats" --max-work "$max_work" --max-memory-gib "$max_memory_gib" --json > "$out" 2> "$err" || rc=$?
   python3 - "$name" "$level" "$rc" "$out" "$err" "$(( $(date +%s) - now ))" >> "$results" <<'PY'
 import json, sys
 name, level, rc, out, err, secs = sys.argv[1:]
