@@ -123,13 +123,16 @@ def main(pairs):
         if r["status"] == "skipped" and rate:
             note += (f" (≈{r['static_work'] / rate:.0f}–{r['static_work'] / slow_rate:.0f} s "
                      "per run estimated)")
+        elif r.get("torch_error"):  # PyTorch's own last line says why (e.g. out of memory)
+            last = [l for l in r["torch_error"].splitlines() if l.strip()][-1].strip()
+            note += ": PyTorch failed: " + last.replace("|", "/")[:200]
         elif r.get("error"):
             note += ": " + r["error"].replace("|", "/")[:120]
         elif r.get("note"):
             note += f" ({r['note']})"
         w(f"| {r['workload']} | {r['level']} | {r.get('dtype', '')} | {work} | {c} | {t} | "
           f"{ratio} | {note} |" + (f" {r['run']} |" if several else ""))
-    if rate:
+    if rate and any(r["status"] == "skipped" for r in rows):
         w("")
         w(f"Estimated times of skipped workloads: statement executions divided by the naive C "
           f"speed measured in this run on workloads of at least 1e7 executions: {rate:.3g}/s "
