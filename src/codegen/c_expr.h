@@ -2,8 +2,10 @@
 // emitters, and the numeric prelude (conversions, floor division, f16/bf16 rounding) both embed.
 //
 // Values are computed in double and rounded to the destination dtype on store, exactly as the
-// interpreter does; subscripts are int64 arithmetic with floor `//` and `%`. Names are mangled
-// (tensor A → t_A, loop variable a → i_a) so no LEIR name can collide with C or libm names.
+// interpreter does; subscripts are int64 arithmetic with floor `//` and `%`, and so are the
+// operands of a comparison made only of index arithmetic (where int64 and double agree).
+// Names are mangled (tensor A → t_A, loop variable a → i_a) so no LEIR name can collide with C
+// or libm names.
 #pragma once
 
 #include <string>

@@ -129,7 +129,8 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
       strategy::Outcome<int64_t> factor = cut.integer("factor");
       strategy::Outcome<std::string> loop = cut.name("loop");
       strategy::Outcome<strategy::BlockPath> path = cut.block();
-      if (!factor.ok() || *factor != strategy::kMaxVectorLanes || !loop.ok() || !path.ok()) continue;
+      if (!factor.ok() || *factor != strategy::kMaxVectorLanes || !loop.ok() || !path.ok())
+        continue;
       const leir::Block* b = strategy::surgery::find_block(q, *path);
       if (b == nullptr || b->loops.empty() || b->loops.back().var != *loop) continue;
       strategy::Outcome<leir::Program> after = split->apply(q, cut);

@@ -6,10 +6,11 @@
 //   after:
 //   B^{8}_{tx=0}L^{32}_{a=0}V^{4}_{c=0}[C^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c}*D^{f64,g}_{c};];
 //
-// Preconditions: 1. the loop is serial (L); 2. its extent is between 2 and kMaxVectorLanes; 3. either
-// its iterations touch disjoint elements of every tensor the nest writes (lanes run at once), or
-// it is a REDUCTION LANE loop: the innermost loop of a nest whose whole body is one reassociable
-// accumulation (sum, product, max, min) into an element that does not depend on the loop, e.g.
+// Preconditions: 1. the loop is serial (L); 2. its extent is between 2 and kMaxVectorLanes
+// (strategy.h); 3. either its iterations touch disjoint elements of every tensor the nest writes
+// (lanes run at once), or it is a REDUCTION LANE loop: the innermost loop of a nest whose whole
+// body is one reassociable accumulation (sum, product, max, min) into an element that does not
+// depend on the loop (analysis::reduction_lane_accumulation), e.g.
 //   L^{64}_{k=0}V^{16}_{j=0}[F_{a}=F_{a}+A_{a,k*16+j}*C_{k*16+j};]
 // Each lane then keeps a partial result, and the partials are combined when the loop ends.
 // Values: independent lanes give identical results; reduction lanes change only the order in

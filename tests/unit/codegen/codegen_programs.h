@@ -174,9 +174,11 @@ inline const std::vector<NamedProgram>& codegen_programs() {
       // edges), compared in int64; a comparison with a fractional side stays in double.
       {"strided_transposed_conv_guard",
        "input A f64[2,3,5]\nparam W f64[3,4,3]\noutput C f64[2,4,9]\noutput D f64[2,9]\n"
-       "B^{2}_{tx=0}L^{4}_{a=0}L^{9}_{c=0}L^{3}_{g=0}L^{3}_{h=0}[C^{f64,g}_{tx,a,c}=C^{f64,g}_{tx,a,c}"
-       "+if_then_else((c+1-h)%2==0&0<=(c+1-h)//2<5,A^{f64,g}_{tx,g,(c+1-h)//2}*W^{f64,g}_{g,a,h},0);];"
-       "B^{2}_{tx=0}L^{9}_{c=0}[D^{f64,g}_{tx,c}=if_then_else((c-4)%3<c*0.5,A^{f64,g}_{tx,0,c//2},-1);];"
+       "B^{2}_{tx=0}L^{4}_{a=0}L^{9}_{c=0}L^{3}_{g=0}L^{3}_{h=0}[C^{f64,g}_{tx,a,c}="
+       "C^{f64,g}_{tx,a,c}+if_then_else((c+1-h)%2==0&0<=(c+1-h)//2<5,"
+       "A^{f64,g}_{tx,g,(c+1-h)//2}*W^{f64,g}_{g,a,h},0);];"
+       "B^{2}_{tx=0}L^{9}_{c=0}[D^{f64,g}_{tx,c}=if_then_else((c-4)%3<c*0.5,"
+       "A^{f64,g}_{tx,0,c//2},-1);];"
        "\n"},
   };
   return programs;
