@@ -48,23 +48,30 @@ constexpr double kChainLatencyCost = 3.0;
 constexpr double kStridedFromMemoryCost = 4.0;
 constexpr double kLaneRunCost = 4.0;
 
-Stride stride_of(const leir::Expr& access, const std::string& inner) {
+// The stride of `access` along the innermost loop variable `inner`: unit when only one
+// subscript mentions it and every dimension after that subscript has extent 1 (shape known),
+// or when only the last subscript mentions it. X[c,0] of an [n,1] tensor walks memory with
+// stride 1 just like X[0,c] of a [1,n] one.
+Stride stride_of(const leir::Expr& access, const std::string& inner,
+                 const std::vector<int64_t>* shape) {
   const auto& idx = access.indices();
-  bool in_last = false, elsewhere = false;
-  for (size_t i = 0; i < idx.size(); ++i) {
-    bool m = analysis::mentions_var(idx[i], inner);
-    if (i + 1 == idx.size()) in_last = m;
-    else elsewhere = elsewhere || m;
-  }
-  if (!in_last && !elsewhere) return Stride::kInvariant;
-  if (in_last && !elsewhere) return Stride::kUnit;
-  return Stride::kStrided;
+  std::vector<size_t> mentioning;
+  for (size_t i = 0; i < idx.size(); ++i)
+    if (analysis::mentions_var(idx[i], inner)) mentioning.push_back(i);
+  if (mentioning.empty()) return Stride::kInvariant;
+  if (mentioning.size() > 1) return Stride::kStrided;
+  const size_t at = mentioning.front();
+  if (at + 1 == idx.size()) return Stride::kUnit;
+  if (!shape || shape->size() != idx.size()) return Stride::kStrided;
+  for (size_t k = at + 1; k < shape->size(); ++k)
+    if ((*shape)[k] != 1) return Stride::kStrided;
+  return Stride::kUnit;
 }
 
-int64_t elements_of(const leir::Program& p, const std::string& tensor,
-                    const std::vector<int64_t>* inferred) {
-  if (const leir::TensorDecl* d = p.find_decl(tensor)) return leir::element_count(d->shape);
-  return inferred ? leir::element_count(*inferred) : 1 << 20;
+const std::vector<int64_t>* shape_of(const leir::Program& p, const std::string& tensor,
+                                     const std::vector<int64_t>* inferred) {
+  if (const leir::TensorDecl* d = p.find_decl(tensor)) return &d->shape;
+  return inferred;
 }
 
 // Threads that can work on a top-level block: the leading P/B loops the C backend runs in
@@ -134,8 +141,9 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
         calls_libm = true;
       }
       if (e->kind() != leir::ExprKind::kAccess) return;
-      Stride st = inner ? stride_of(*e, inner->var) : Stride::kInvariant;
-      const int64_t elements = elements_of(p, e->name(), inferred_shape(e->name()));
+      const std::vector<int64_t>* shape = shape_of(p, e->name(), inferred_shape(e->name()));
+      Stride st = inner ? stride_of(*e, inner->var, shape) : Stride::kInvariant;
+      const int64_t elements = shape ? leir::element_count(*shape) : int64_t{1} << 20;
       bool small = elements <= options.cache_elements;
       double cost = 0;
       switch (st) {

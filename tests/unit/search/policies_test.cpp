@@ -105,6 +105,23 @@ TEST(CostModel, ChargesStridedAccessAndRewardsUnitStrideAndVectors) {
   EXPECT_DOUBLE_EQ(estimated_cost(par, {.threads = 4}), 16384 * 1.5 / 16);
 }
 
+TEST(CostModel, ReadsTheStrideFromTheShapeWhenTrailingDimensionsHaveExtentOne) {
+  // C[c,0] of an [n,1] tensor is contiguous in c: the same memory walk as C[0,c] of a [1,n] one.
+  leir::Program column = parse(
+      "input A f64[131072,1]\noutput C f64[131072,1]\n"
+      "L^{131072}_{c=0}[C^{f64,g}_{c,0}=A^{f64,g}_{c,0};];");
+  leir::Program row = parse(
+      "input A f64[1,131072]\noutput C f64[1,131072]\n"
+      "L^{131072}_{c=0}[C^{f64,g}_{0,c}=A^{f64,g}_{0,c};];");
+  EXPECT_DOUBLE_EQ(estimated_cost(column), 131072 * 1.5 / 4);
+  EXPECT_DOUBLE_EQ(estimated_cost(column), estimated_cost(row));
+  // A trailing dimension of extent 2 makes it strided again (L2-sized: 1.0 per access, no lanes).
+  leir::Program pairs = parse(
+      "input A f64[65536,2]\noutput C f64[65536,2]\n"
+      "L^{65536}_{c=0}[C^{f64,g}_{c,0}=A^{f64,g}_{c,0};];");
+  EXPECT_DOUBLE_EQ(estimated_cost(pairs), 65536 * 3.0);
+}
+
 TEST(CostModel, ChargesTheLatencyOfAReductionChainUnlessItRunsInLanes) {
   const std::string decls = "input A f64[128,128]\noutput D f64[128]\n";
   // Per execution: 1 + D read and written (invariant, 0.1 each) + A (unit, 0.25) + 3 for the
