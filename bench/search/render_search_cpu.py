@@ -47,6 +47,11 @@ def main(results_path, facts_path):
           f"it cancels load changes during the search) | **{geo_confirmed:.2f}×** |")
     w(f"| geometric-mean speedup of the best program over the naive C, as measured during the "
       f"search | {geo:.2f}× |")
+    selected = [r for r in ok if "search_best_replaced" in r]
+    if selected:
+        replaced = sum(1 for r in selected if r["search_best_replaced"])
+        w(f"| search's best replaced by a finalist that measured faster again (of the "
+          f"{len(selected)} with 2 or more finalists) | {replaced} / {len(selected)} |")
     w(f"| workloads improved by more than 5% | {improved} / {len(ok)} |")
     w(f"| workloads sped up 5× or more (re-measured) | {at_least_5} / {len(ok)} |")
     if timed:

@@ -10,7 +10,7 @@
 #
 # Usage: bench/search/run_search_cpu.sh [--steptp BIN] [--count N] [--budget N] [--threads N]
 #          [--beam-width N] [--proposals N] [--work-limit N] [--repeats N] [--warmup N] [--budget-s S]
-#          [--only REGEX] [--set FILE] [--confirm-rounds N] [--results FILE] [--doc FILE]
+#          [--only REGEX] [--set FILE] [--confirm-rounds N] [--finalists N] [--results FILE] [--doc FILE]
 #          [--note TEXT]
 #   --set FILE: run exactly the workloads listed in FILE (one per line, '#' comments), in that
 #   order, instead of the first --count of the catalog (bench/search/benchmark_set.txt is the
@@ -32,6 +32,7 @@ budget_s=3600
 only=""
 set_file=""
 confirm_rounds=3
+finalists=3
 note=""
 results="$root/bench/search/results/search_cpu.jsonl"
 doc="$root/docs/bench/search_cpu.md"
@@ -52,6 +53,7 @@ while (($#)); do
     --only) only=$2; shift 2 ;;
     --set) set_file=$2; shift 2 ;;
     --confirm-rounds) confirm_rounds=$2; shift 2 ;;
+    --finalists) finalists=$2; shift 2 ;;
     --note) note=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
     --doc) doc=$2; shift 2 ;;
@@ -75,7 +77,7 @@ facts_file="$results.facts"
   echo "compiler=$(${STEPTP_CC:-cc} --version | head -1)"
   echo "torch=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)"
   echo "command=$command_line"
-  echo "optimize=steptp optimize WORKLOAD --search beam --policy cost --budget $budget --beam-width $beam_width --proposals $proposals --threads $threads --repeats $repeats --warmup $warmup --confirm-rounds $confirm_rounds --shapes auto --work-limit $work_limit --torch --out DIR"
+  echo "optimize=steptp optimize WORKLOAD --search beam --policy cost --budget $budget --beam-width $beam_width --proposals $proposals --threads $threads --repeats $repeats --warmup $warmup --confirm-rounds $confirm_rounds --finalists $finalists --shapes auto --work-limit $work_limit --torch --out DIR"
   echo "note=$note"
 } > "$facts_file"
 
@@ -121,7 +123,7 @@ for entry in "${workloads[@]}"; do
   rc=0
   timeout 900 "$steptp" optimize "$name" --search beam --policy cost --budget "$budget" \
     --beam-width "$beam_width" --proposals "$proposals" --threads "$threads" --repeats "$repeats" --warmup "$warmup" \
-    --confirm-rounds "$confirm_rounds" --shapes auto --work-limit "$work_limit" --torch --out "$reports/$name" > /dev/null 2> "$err" \
+    --confirm-rounds "$confirm_rounds" --finalists "$finalists" --shapes auto --work-limit "$work_limit" --torch --out "$reports/$name" > /dev/null 2> "$err" \
     || rc=$?
   python3 - "$name" "$level" "$rc" "$reports/$name/report.json" "$err" "$(( $(date +%s) - now ))" \
     >> "$results" <<'PY'
@@ -142,6 +144,9 @@ if rc == "0" and os.path.exists(report):
     })
     if "confirmation" in r:
         j["confirmed_speedup"] = r["confirmation"]["speedup"]
+    if "selection" in r:
+        j["finalists"] = len(r["selection"]["finalists"])
+        j["search_best_replaced"] = r["selection"]["kept"] != r["selection"]["search_best"]
     t = r.get("torch", {})
     if "median_ms" in t:
         j["torch_ms"] = t["median_ms"]

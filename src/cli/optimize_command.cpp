@@ -59,8 +59,13 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", o.warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
   cmd->add_option("--confirm-rounds", o.confirm_rounds,
-                  "Re-measure baseline and best alternately this many times after the search")
+                  "After the search: rounds that measure the finalists again, then rounds that "
+                  "measure baseline and kept program alternately (0: neither)")
       ->check(CLI::Range(0, 1000));
+  cmd->add_option("--finalists", o.finalists,
+                  "Fastest programs of the search measured again to choose the reported best "
+                  "(1: keep the search's best)")
+      ->check(CLI::Range(1, 100));
   cmd->add_option("--seed", o.seed, "Seed of the random policy and of verification inputs");
   cmd->add_option("--shapes", f->shapes,
                   "Catalog workloads: auto (default shapes unless over --work-limit) | default | "

@@ -5,9 +5,10 @@
 //
 // per_iteration = 1 + Σ_accesses access_cost + Σ_calls call_cost + chain
 //   access_cost: 0.1 when the innermost loop variable does not occur in the subscript (stays in
-//   a register), 0.25 when it occurs only in the last subscript (unit stride) or the tensor
-//   fits in L1, otherwise (strided: a cache line per element) 1.0 when the tensor fits in L2
-//   and 4.0 when each of those lines comes from memory;
+//   a register), 0.25 when it occurs in one subscript that only extent-1 dimensions follow
+//   (unit stride; see stride_of) or the tensor fits in L1, otherwise (strided: a cache line
+//   per element) 1.0 when the tensor fits in L2 and 4.0 when each of those lines comes from
+//   memory;
 //   call_cost: 4 for exp/log/sqrt/erf (libm calls; they do not vectorize without -ffast-math);
 //   chain: 3 when the innermost loop carries an accumulation from one iteration to the next
 //   (each iteration waits for the previous add: the latency, not the throughput, bounds it);

@@ -12,6 +12,7 @@
 #include "search/llm_policy.h"
 #include "search/policies.h"
 #include "search/report.h"
+#include "search/selection.h"
 
 namespace steptp::search {
 namespace {
@@ -116,27 +117,8 @@ Result<OptimizeResult> optimize(const std::string& spec, const OptimizeOptions& 
   info.warmup = o.warmup;
   info.seed = o.seed;
   info.verify_engine = verify_engine;
-  const Node& best = (*engine)->node((*engine)->best());
-  if (best.id != 0 && o.confirm_rounds > 0) {
-    // Alternate baseline and best so that both see the same machine state; a failure here
-    // (it measured fine during the search) only drops the confirmation.
-    std::vector<double> base, top;
-    for (int i = 0; i < o.confirm_rounds; ++i) {
-      Result<double> b = evaluator->measure(problem->program);
-      Result<double> t = evaluator->measure(best.program);
-      if (!b.ok() || !t.ok()) break;
-      base.push_back(*b);
-      top.push_back(*t);
-    }
-    if (!base.empty()) {
-      auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        size_t n = v.size();
-        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-      };
-      info.confirmation = Confirmation{static_cast<int>(base.size()), median(base), median(top)};
-    }
-  }
+  info.selection = select_best(**engine, *evaluator, o.finalists, o.confirm_rounds);
+  const Node& best = (*engine)->node(info.selection->best);
   if (o.torch) {
     if (o.target != "cpu") {
       info.torch_error = "the PyTorch eager baseline is timed on the CPU only";

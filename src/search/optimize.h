@@ -23,7 +23,8 @@ struct OptimizeOptions {
   int threads = 1;
   int repeats = 10;
   int warmup = 2;
-  int confirm_rounds = 3;         // re-measure baseline and best alternately after the search
+  int confirm_rounds = 3;         // rounds of the selection and of the confirmation (selection.h)
+  int finalists = 3;              // fastest accepted programs measured again to choose the best
   uint64_t seed = 0;
   VerifyEngineChoice verify_engine = VerifyEngineChoice::kAuto;
   int64_t interpreter_work_limit = 30'000'000;

@@ -23,10 +23,19 @@ std::string backup_name(Backup b) {
   return "?";
 }
 
+int reported_best(const Engine& engine, const RunInfo& info) {
+  return info.selection ? info.selection->best : engine.best();
+}
+
+const Confirmation* confirmation_of(const RunInfo& info) {
+  return info.selection && info.selection->confirmation ? &*info.selection->confirmation
+                                                        : nullptr;
+}
+
 }  // namespace
 
 nlohmann::json report_json(const Engine& engine, const RunInfo& info) {
-  const Node& best = engine.node(engine.best());
+  const Node& best = engine.node(reported_best(engine, info));
   const SearchOptions& o = engine.options();
   nlohmann::json steps = nlohmann::json::array();
   for (int id : path_to(engine, best.id)) {
@@ -88,11 +97,22 @@ nlohmann::json report_json(const Engine& engine, const RunInfo& info) {
         {"nodes", engine.size()},
         {"failures", failures}}},
   };
-  if (info.confirmation) {
-    j["confirmation"] = {{"rounds", info.confirmation->rounds},
-                         {"baseline_ms", info.confirmation->baseline_ms},
-                         {"best_ms", info.confirmation->best_ms},
-                         {"speedup", info.confirmation->speedup()}};
+  if (info.selection && info.selection->rounds > 0) {
+    nlohmann::json finalists = nlohmann::json::array();
+    for (const Finalist& f : info.selection->finalists)
+      finalists.push_back({{"id", f.id},
+                           {"search_speedup", f.search_speedup},
+                           {"median_ms", f.median_ms}});
+    j["selection"] = {{"rounds", info.selection->rounds},
+                      {"search_best", engine.best()},
+                      {"kept", info.selection->best},
+                      {"finalists", finalists}};
+  }
+  if (const Confirmation* c = confirmation_of(info)) {
+    j["confirmation"] = {{"rounds", c->rounds},
+                         {"baseline_ms", c->baseline_ms},
+                         {"best_ms", c->best_ms},
+                         {"speedup", c->speedup()}};
   }
   if (info.torch) {
     j["torch"] = {{"median_ms", info.torch->median_ms},
@@ -107,7 +127,7 @@ nlohmann::json report_json(const Engine& engine, const RunInfo& info) {
 }
 
 std::string report_markdown(const Engine& engine, const RunInfo& info) {
-  const Node& best = engine.node(engine.best());
+  const Node& best = engine.node(reported_best(engine, info));
   const SearchStats& s = engine.stats();
   std::string md = fmt::format("# steptp optimize: {}\n\n", info.workload);
   md += fmt::format(
@@ -123,11 +143,20 @@ std::string report_markdown(const Engine& engine, const RunInfo& info) {
                     engine.baseline_ms());
   md += fmt::format("| best program (depth {}) | {:.4f} | {:.2f}× |\n", best.depth, best.time_ms,
                     best.speedup);
-  if (info.confirmation)
+  if (const Confirmation* c = confirmation_of(info))
     md += fmt::format("| re-measured after the search, alternately ({} rounds) | {:.4f} → {:.4f} "
                       "| {:.2f}× |\n",
-                      info.confirmation->rounds, info.confirmation->baseline_ms,
-                      info.confirmation->best_ms, info.confirmation->speedup());
+                      c->rounds, c->baseline_ms, c->best_ms, c->speedup());
+  if (info.selection && info.selection->rounds > 0) {
+    md += fmt::format("\nKept node {} of {} finalists measured again ({} rounds, median):",
+                      info.selection->best, info.selection->finalists.size(),
+                      info.selection->rounds);
+    for (const Finalist& f : info.selection->finalists)
+      md += f.median_ms > 0 ? fmt::format(" node {} {:.4f} ms (search {:.2f}×);", f.id,
+                                          f.median_ms, f.search_speedup)
+                            : fmt::format(" node {} failed to measure;", f.id);
+    md += "\n\n";
+  }
   if (info.torch)
     md += fmt::format("| PyTorch eager ({} thread(s)) | {:.4f} | best is {:.2f}× faster |\n",
                       info.torch->threads, info.torch->median_ms,

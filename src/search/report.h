@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "search/engine.h"
+#include "search/selection.h"
 
 namespace steptp::search {
 
@@ -16,15 +17,6 @@ struct TorchBaseline {
   double median_ms = 0;
   int threads = 0;
   std::string blas;   // what torch_baseline.py reported (built-with and loaded libraries)
-};
-
-// The baseline and the best program measured again after the search, alternately, so that
-// both see the same machine state (a shared machine drifts during a long search).
-struct Confirmation {
-  int rounds = 0;
-  double baseline_ms = 0;  // median over the rounds
-  double best_ms = 0;
-  double speedup() const { return best_ms > 0 ? baseline_ms / best_ms : 0; }
 };
 
 struct RunInfo {
@@ -38,7 +30,9 @@ struct RunInfo {
   std::string verify_engine;
   std::optional<TorchBaseline> torch;
   std::string torch_error;     // why there is no PyTorch baseline, when asked for one
-  std::optional<Confirmation> confirmation;
+  // After the search (selection.h): the node reported as best, the finalists measured again,
+  // and the confirmation of the kept one. Without it the engine's best is reported.
+  std::optional<Selection> selection;
 };
 
 nlohmann::json report_json(const Engine& engine, const RunInfo& info);

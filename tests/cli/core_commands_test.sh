@@ -88,4 +88,20 @@ expect_output "median" "the admitted program is timed"
 printf 'input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a}*1%s;];\n' "$(printf '9%.0s' $(seq 400))" >"$TMP/literal.leir"
 expect_exit 2 "huge literal" -- "$STEPTP" check "$TMP/literal.leir"
 
+# optimize: the finalists of the search are measured again and the fastest is reported.
+expect_exit 0 "optimize keeps the fastest of the re-measured finalists" -- "$STEPTP" optimize "$EX/matmul.leir" --budget 4 --repeats 1 --warmup 0 --finalists 2 --confirm-rounds 1 --json
+/usr/bin/python3 - "$TMP/out" <<'PY' || { echo "FAIL: optimize --json selection"; failures=$((failures + 1)); }
+import json, sys
+r = json.load(open(sys.argv[1]))
+sel = r["selection"]
+assert sel["rounds"] == 1 and len(sel["finalists"]) == 2, sel
+fastest = min(sel["finalists"], key=lambda f: f["median_ms"])
+assert sel["kept"] == fastest["id"], sel
+kept = [n for n in r["tree"] if n["id"] == sel["kept"]][0]
+assert r["best"]["time_ms"] == kept["time_ms"], (r["best"], kept)
+assert r["confirmation"]["rounds"] == 1
+PY
+expect_exit 2 "optimize --finalists 0 is refused" -- "$STEPTP" optimize "$EX/matmul.leir" --finalists 0
+expect_output "--finalists" "the bad flag is named"
+
 finish
