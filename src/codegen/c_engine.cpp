@@ -179,41 +179,45 @@ KernelBuffers CompiledKernel::allocate() const {
   return b;
 }
 
-KernelBuffers CompiledKernel::prepare_generated(const ElementSource& value) const {
+template <class Value>
+KernelBuffers CompiledKernel::filled(const Value& value) const {
   KernelBuffers b = allocate();
   for (size_t i = 0; i < table_.tensors.size(); ++i) {
     const leir::TensorInfo& t = table_.tensors[i];
     if (t.role == leir::TensorRole::kOutput || t.role == leir::TensorRole::kIntermediate) continue;
-    int64_t n = leir::element_count(t.shape);
-    size_t bytes = static_cast<size_t>(dtype_bytes(t.dtype));
+    const int64_t n = leir::element_count(t.shape);
+    const size_t bytes = static_cast<size_t>(dtype_bytes(t.dtype));
     for (int64_t k = 0; k < n; ++k)
-      store_native(value(t, k), t.dtype, b.storage_[i].data() + static_cast<size_t>(k) * bytes);
+      store_native(value(i, t, k), t.dtype, b.storage_[i].data() + static_cast<size_t>(k) * bytes);
   }
   return b;
 }
 
+KernelBuffers CompiledKernel::prepare_generated(const ElementSource& value) const {
+  return filled([&](size_t, const leir::TensorInfo& t, int64_t k) { return value(t, k); });
+}
+
 Result<KernelBuffers> CompiledKernel::prepare(const std::vector<leir::TensorData>& inputs) const {
-  KernelBuffers b = allocate();
+  // Every value is checked against its declaration before any buffer is allocated.
+  std::vector<const leir::TensorData*> given(table_.tensors.size(), nullptr);
   for (size_t i = 0; i < table_.tensors.size(); ++i) {
     const leir::TensorInfo& t = table_.tensors[i];
-    size_t n = static_cast<size_t>(leir::element_count(t.shape));
     if (t.role == leir::TensorRole::kOutput || t.role == leir::TensorRole::kIntermediate) continue;
-    const leir::TensorData* in = nullptr;
+    const size_t n = static_cast<size_t>(leir::element_count(t.shape));
     for (const leir::TensorData& d : inputs)
-      if (d.name == t.name) in = &d;
-    if (!in)
+      if (d.name == t.name) given[i] = &d;
+    if (!given[i])
       return Error::make("bad_input", fmt::format("no value given for {} '{}'",
                                                   leir::tensor_role_name(t.role), t.name));
-    if (in->dtype != t.dtype || in->shape != t.shape || in->values.size() != n)
+    if (given[i]->dtype != t.dtype || given[i]->shape != t.shape || given[i]->values.size() != n)
       return Error::make("bad_input",
                          fmt::format("value of '{}' does not match its declaration (dtype {}, "
                                      "{} elements expected)",
                                      t.name, leir::dtype_name(t.dtype), n));
-    int bytes = dtype_bytes(t.dtype);
-    for (size_t k = 0; k < n; ++k)
-      store_native(in->values[k], t.dtype, b.storage_[i].data() + k * static_cast<size_t>(bytes));
   }
-  return b;
+  return filled([&](size_t i, const leir::TensorInfo&, int64_t k) {
+    return given[i]->values[static_cast<size_t>(k)];
+  });
 }
 
 void CompiledKernel::execute(KernelBuffers& buffers) const {

@@ -91,6 +91,11 @@ class CompiledKernel {
  private:
   CompiledKernel() = default;
   KernelBuffers allocate() const;  // every tensor's buffer, zeroed
+  // Allocates, then stores value(i, t, k) as element k of every input and parameter t (table
+  // index i). A template, not an ElementSource: verification fills through it too, and an
+  // indirect call per element would cost it time on every run.
+  template <class Value>
+  KernelBuffers filled(const Value& value) const;
   leir::Program program_;
   leir::TensorTable table_;
   std::string source_;
