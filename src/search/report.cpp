@@ -147,6 +147,13 @@ std::string report_markdown(const Engine& engine, const RunInfo& info) {
     md += fmt::format("| re-measured after the search, alternately ({} rounds) | {:.4f} → {:.4f} "
                       "| {:.2f}× |\n",
                       c->rounds, c->baseline_ms, c->best_ms, c->speedup());
+  if (info.torch)
+    md += fmt::format("| PyTorch eager ({} thread(s)) | {:.4f} | best is {:.2f}× faster |\n",
+                      info.torch->threads, info.torch->median_ms,
+                      info.torch->median_ms / best.time_ms);
+  else if (!info.torch_error.empty())
+    md += fmt::format("\nPyTorch eager baseline unavailable: {}\n", info.torch_error);
+  // After the table: a paragraph between its rows would end it.
   if (info.selection && info.selection->rounds > 0) {
     md += fmt::format("\nKept node {} of {} finalists measured again ({} rounds, median):",
                       info.selection->best, info.selection->finalists.size(),
@@ -155,14 +162,8 @@ std::string report_markdown(const Engine& engine, const RunInfo& info) {
       md += f.median_ms > 0 ? fmt::format(" node {} {:.4f} ms (search {:.2f}×);", f.id,
                                           f.median_ms, f.search_speedup)
                             : fmt::format(" node {} failed to measure;", f.id);
-    md += "\n\n";
+    md += "\n";
   }
-  if (info.torch)
-    md += fmt::format("| PyTorch eager ({} thread(s)) | {:.4f} | best is {:.2f}× faster |\n",
-                      info.torch->threads, info.torch->median_ms,
-                      info.torch->median_ms / best.time_ms);
-  else if (!info.torch_error.empty())
-    md += fmt::format("\nPyTorch eager baseline unavailable: {}\n", info.torch_error);
   md += "\n## Step trace (replayable)\n\n";
   if (best.trace.empty()) md += "No verified step beat the initial program.\n";
   std::vector<int> path = path_to(engine, best.id);

@@ -1,0 +1,78 @@
+// The run report: the node the selection kept is the reported best in JSON and Markdown, with
+// its trace; the Markdown table stays one table.
+#include <gtest/gtest.h>
+
+#include "scripted.h"
+#include "search/report.h"
+
+namespace steptp::search {
+namespace {
+
+using testing::Children;
+using testing::FakeEvaluator;
+using testing::key_of;
+using testing::program_of;
+using testing::ScriptedPolicy;
+
+TEST(Report, TheKeptFinalistIsTheReportedBest) {
+  ScriptedPolicy policy(Children{{0, {1, 2}}});
+  FakeEvaluator evaluator;
+  evaluator.times = {{0, 100}, {1, 50}, {2, 40}};
+  SearchOptions o;
+  o.budget = {10, 10, 8};
+  auto engine = Engine::create(program_of(0), policy, evaluator, o, "greedy");
+  ASSERT_TRUE(engine.ok());
+  (*engine)->expand(0, 2);
+  ASSERT_EQ(key_of((*engine)->node((*engine)->best()).program), 2);
+  const int kept = (*engine)->best() == 1 ? 2 : 1;  // the node of key 1
+
+  RunInfo info;
+  info.workload = "w";
+  info.torch = TorchBaseline{30, 1, "blas"};
+  Selection sel;
+  sel.best = kept;
+  sel.rounds = 3;
+  sel.finalists = {{(*engine)->best(), 2.5, 60}, {kept, 2.0, 48}};
+  sel.confirmation = Confirmation{3, 100, 48};
+  info.selection = sel;
+
+  nlohmann::json j = report_json(**engine, info);
+  EXPECT_EQ(j["best"]["trace"], nlohmann::json::array({"s1"}));
+  EXPECT_DOUBLE_EQ(j["best"]["speedup"].get<double>(), 2.0);
+  EXPECT_EQ(j["selection"]["kept"], kept);
+  EXPECT_EQ(j["selection"]["search_best"], (*engine)->best());
+  EXPECT_EQ(j["selection"]["finalists"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["confirmation"]["speedup"].get<double>(), 100.0 / 48);
+  EXPECT_DOUBLE_EQ(j["torch"]["speedup_of_best"].get<double>(), 30.0 / 50);
+
+  std::string md = report_markdown(**engine, info);
+  // Every row of the timing table, PyTorch's included, before the selection paragraph.
+  const size_t table = md.find("| | time (ms) | speedup |");
+  const size_t torch_row = md.find("| PyTorch eager");
+  const size_t kept_line = md.find("Kept node");
+  ASSERT_NE(table, std::string::npos);
+  ASSERT_NE(torch_row, std::string::npos);
+  ASSERT_NE(kept_line, std::string::npos);
+  EXPECT_LT(torch_row, kept_line);
+  for (size_t at = md.find('\n', table); at < torch_row; at = md.find('\n', at + 1))
+    EXPECT_EQ(md[at + 1], '|') << "the table is interrupted at offset " << at;
+  EXPECT_NE(md.find("1. `s1`"), std::string::npos) << md;
+}
+
+TEST(Report, WithoutASelectionTheSearchBestIsReported) {
+  ScriptedPolicy policy(Children{{0, {1, 2}}});
+  FakeEvaluator evaluator;
+  evaluator.times = {{0, 100}, {1, 50}, {2, 40}};
+  SearchOptions o;
+  o.budget = {10, 10, 8};
+  auto engine = Engine::create(program_of(0), policy, evaluator, o, "greedy");
+  ASSERT_TRUE(engine.ok());
+  (*engine)->expand(0, 2);
+  nlohmann::json j = report_json(**engine, RunInfo{});
+  EXPECT_EQ(j["best"]["trace"], nlohmann::json::array({"s2"}));
+  EXPECT_FALSE(j.contains("selection"));
+  EXPECT_FALSE(j.contains("confirmation"));
+}
+
+}  // namespace
+}  // namespace steptp::search
