@@ -14,17 +14,27 @@ using testing::key_of;
 using testing::program_of;
 using testing::ScriptedPolicy;
 
-TEST(Report, TheKeptFinalistIsTheReportedBest) {
-  ScriptedPolicy policy(Children{{0, {1, 2}}});
+// The root (100 ms) and two children: key 1 at 50 ms, key 2 at 40 ms (the search's best).
+struct TwoChildren {
+  ScriptedPolicy policy{Children{{0, {1, 2}}}};
   FakeEvaluator evaluator;
-  evaluator.times = {{0, 100}, {1, 50}, {2, 40}};
-  SearchOptions o;
-  o.budget = {10, 10, 8};
-  auto engine = Engine::create(program_of(0), policy, evaluator, o, "greedy");
-  ASSERT_TRUE(engine.ok());
-  (*engine)->expand(0, 2);
-  ASSERT_EQ(key_of((*engine)->node((*engine)->best()).program), 2);
-  const int kept = (*engine)->best() == 1 ? 2 : 1;  // the node of key 1
+  std::unique_ptr<Engine> engine;
+  TwoChildren() {
+    evaluator.times = {{0, 100}, {1, 50}, {2, 40}};
+    SearchOptions o;
+    o.budget = {10, 10, 8};
+    auto created = Engine::create(program_of(0), policy, evaluator, o, "greedy");
+    STEPTP_CHECK(created.ok(), "engine");
+    engine = std::move(created).value();
+    engine->expand(0, 2);
+    STEPTP_CHECK(key_of(engine->node(engine->best()).program) == 2, "search best");
+  }
+};
+
+TEST(Report, TheKeptFinalistIsTheReportedBest) {
+  TwoChildren run;
+  auto& engine = run.engine;
+  const int kept = engine->best() == 1 ? 2 : 1;  // the node of key 1
 
   RunInfo info;
   info.workload = "w";
@@ -32,20 +42,20 @@ TEST(Report, TheKeptFinalistIsTheReportedBest) {
   Selection sel;
   sel.best = kept;
   sel.rounds = 3;
-  sel.finalists = {{(*engine)->best(), 2.5, 60}, {kept, 2.0, 48}};
+  sel.finalists = {{engine->best(), 2.5, 60}, {kept, 2.0, 48}};
   sel.confirmation = Confirmation{3, 100, 48};
   info.selection = sel;
 
-  nlohmann::json j = report_json(**engine, info);
+  nlohmann::json j = report_json(*engine, info);
   EXPECT_EQ(j["best"]["trace"], nlohmann::json::array({"s1"}));
   EXPECT_DOUBLE_EQ(j["best"]["speedup"].get<double>(), 2.0);
   EXPECT_EQ(j["selection"]["kept"], kept);
-  EXPECT_EQ(j["selection"]["search_best"], (*engine)->best());
+  EXPECT_EQ(j["selection"]["search_best"], engine->best());
   EXPECT_EQ(j["selection"]["finalists"].size(), 2u);
   EXPECT_DOUBLE_EQ(j["confirmation"]["speedup"].get<double>(), 100.0 / 48);
   EXPECT_DOUBLE_EQ(j["torch"]["speedup_of_best"].get<double>(), 30.0 / 50);
 
-  std::string md = report_markdown(**engine, info);
+  std::string md = report_markdown(*engine, info);
   // Every row of the timing table, PyTorch's included, before the selection paragraph.
   const size_t table = md.find("| | time (ms) | speedup |");
   const size_t torch_row = md.find("| PyTorch eager");
@@ -60,15 +70,8 @@ TEST(Report, TheKeptFinalistIsTheReportedBest) {
 }
 
 TEST(Report, WithoutASelectionTheSearchBestIsReported) {
-  ScriptedPolicy policy(Children{{0, {1, 2}}});
-  FakeEvaluator evaluator;
-  evaluator.times = {{0, 100}, {1, 50}, {2, 40}};
-  SearchOptions o;
-  o.budget = {10, 10, 8};
-  auto engine = Engine::create(program_of(0), policy, evaluator, o, "greedy");
-  ASSERT_TRUE(engine.ok());
-  (*engine)->expand(0, 2);
-  nlohmann::json j = report_json(**engine, RunInfo{});
+  TwoChildren run;
+  nlohmann::json j = report_json(*run.engine, RunInfo{});
   EXPECT_EQ(j["best"]["trace"], nlohmann::json::array({"s2"}));
   EXPECT_FALSE(j.contains("selection"));
   EXPECT_FALSE(j.contains("confirmation"));
