@@ -5,7 +5,6 @@
 #include <numeric>
 #include <limits>
 #include <random>
-#include <set>
 
 #include "strategy/registry.h"
 #include "strategy/surgery.h"
@@ -99,22 +98,6 @@ const std::vector<strategy::Site>& RandomPolicy::ranked_steps(const leir::Progra
 
 // ---- cost --------------------------------------------------------------------------------------
 
-namespace {
-
-// A step without its numeric tuning parameters: loop_split's `factor`, loop_tiling's `factors`
-// and tensor_split_to_decouple_operators' `at`. Other integers (block, stmt, term, …) name
-// different sites, not variants of one.
-std::string family_of(const strategy::Site& site) {
-  strategy::Site family(site.strategy());
-  for (const strategy::Site::Param& param : site.params())
-    if (param.key != "factor" && param.key != "factors" && param.key != "at")
-      family.set(param.key, param.values);
-  return family.to_string();
-}
-
-}  // namespace
-
-
 const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program& p) {
   size_t key = leir::hash_value(p);
   auto it = ranked_.find(key);
@@ -175,24 +158,9 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   std::vector<size_t> order(steps.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost[a] < cost[b]; });
-  // Diversify: the proposals a node gets first are each the best of their family, i.e. the same
-  // step up to its numeric tuning (`loop_tiling(block=0, loops=tx,a)` with factors 2,8 or 4,4 or
-  // 8,2). Such variants are predicted nearly alike, and measuring four of them from one node
-  // spends the candidate budget on one idea. Only steps predicted to improve are promoted; the
-  // other variants follow in their ranked order, for later expansions of the node.
   std::vector<strategy::Site> ranked;
   ranked.reserve(order.size());
-  std::vector<bool> taken(steps.size(), false);
-  std::set<std::string> families;
-  for (size_t i : order) {
-    if (cost[i] >= cost_now) break;
-    if (families.insert(family_of(steps[i])).second) {
-      ranked.push_back(steps[i]);
-      taken[i] = true;
-    }
-  }
-  for (size_t i : order)
-    if (!taken[i]) ranked.push_back(steps[i]);
+  for (size_t i : order) ranked.push_back(steps[i]);
   return ranked_.emplace(key, std::move(ranked)).first->second;
 }
 

@@ -1,7 +1,6 @@
 // The built-in policies over the real strategy registry, and the static cost model.
 #include <gtest/gtest.h>
 
-#include <map>
 #include <set>
 
 #include "leir/parser.h"
@@ -180,9 +179,8 @@ TEST(CostModel, ChargesGlobalIntermediatesForTheirTraffic) {
 }
 
 TEST(CostPolicy, OffersTheCheapestPredictedProgramsFirst) {
-  // Every statement calls libm, so no step can gain lanes and the look-ahead never applies,
-  // and no improving step has a second tuning to defer: the order is the order of the steps'
-  // own programs.
+  // Every statement calls libm, so no step can gain lanes and the look-ahead never applies:
+  // the order is the order of the steps' own programs.
   Request r{parse("input A f64[8,64]\noutput C f64[8,64]\n"
                   "B^{8}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a});];"
                   "B^{8}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=log(D^{f64,g}_{tx,a}+1);];"),
@@ -198,45 +196,6 @@ TEST(CostPolicy, OffersTheCheapestPredictedProgramsFirst) {
     EXPECT_GE(c, previous) << p.step;
     previous = c;
   }
-}
-
-// The step without its numeric tuning (the policy's notion of one idea).
-std::string family(const std::string& step) {
-  Result<strategy::Site> site = strategy::parse_site(step);
-  STEPTP_CHECK(site.ok(), step);
-  strategy::Site out(site->strategy());
-  for (const auto& param : site->params())
-    if (param.key != "factor" && param.key != "factors" && param.key != "at")
-      out.set(param.key, param.values);
-  return out.to_string();
-}
-
-TEST(CostPolicy, OffersEachImprovingIdeaOnceBeforeItsOtherTunings) {
-  // Splitting the reduction by 2, 4, 8 or 16 all enable lanes: one idea, four tunings. The
-  // first proposals are the best tuning of each improving idea; the other tunings come after.
-  Request r{parse("input A f64[8,256]\noutput D f64[8]\n"
-                  "B^{8}_{tx=0}L^{256}_{c=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+A^{f64,g}_{tx,c};];"),
-            {}, {}, {}};
-  CostPolicy policy({.threads = 1});
-  std::vector<Proposal> ps = policy.propose(r.make(1000));
-  ASSERT_EQ(ps.size(), feasible_steps(r.program).size());
-  std::map<std::string, int> splits;
-  for (const Proposal& p : ps)
-    if (p.step.rfind("loop_split(block=0, loop=c,", 0) == 0) ++splits[family(p.step)];
-  ASSERT_EQ(splits.size(), 1u);
-  ASSERT_GE(splits.begin()->second, 3) << "the program must offer several tunings of one split";
-  std::set<std::string> seen;
-  bool repeated = false;
-  for (const Proposal& p : ps) {
-    const bool is_new = seen.insert(family(p.step)).second;
-    if (!is_new) repeated = true;
-    // Once a tuning repeats an idea, every improving idea has been offered already.
-    if (repeated && is_new) {
-      ASSERT_TRUE(p.program.ok()) << p.step;
-      EXPECT_GE(estimated_cost(*p.program), estimated_cost(r.program)) << p.step;
-    }
-  }
-  EXPECT_TRUE(repeated);
 }
 
 TEST(CostPolicy, RanksASplitThatEnablesReductionLanesFirst) {
