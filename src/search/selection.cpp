@@ -2,14 +2,15 @@
 #include "search/selection.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "codegen/timing.h"
 
 namespace steptp::search {
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+double median(std::vector<double> samples) {
+  return codegen::summarize(std::move(samples)).median_ms;
 }
 
 // The search's best, then the other accepted nodes from the fastest down (ties: earlier node).
