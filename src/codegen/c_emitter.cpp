@@ -134,15 +134,9 @@ class CEmitter {
 
  private:
   void choose_local_arrays() {
-    const auto& users = users_;
-    for (const leir::TensorInfo& t : table_.tensors) {
-      if (t.role != leir::TensorRole::kIntermediate || t.scope == leir::Scope::kGlobal) continue;
-      if (is_tracked(t.name)) continue;  // its flags live beside the table buffers
-      auto it = users.find(t.name);
-      if (it == users.end() || it->second.size() != 1) continue;
-      if (leir::element_count(t.shape) > options_.max_local_elements) continue;
-      local_[t.name] = *it->second.begin();
-    }
+    local_ = plan_local_arrays(p_, table_, inits_, options_.max_local_elements);
+    for (const auto& [name, plan] : local_)
+      if (plan.depth > 0) expr_.store_as_slice(name, plan.fixed);
   }
 
   void emit_top_block(size_t b) {
@@ -150,18 +144,41 @@ class CEmitter {
     if (text.size() > 160) text = fmt::format("{}...", text.substr(0, 157));
     w_.line(fmt::format("/* block {}: {} */", b, text));
     w_.open("{");
-    for (const auto& [name, block] : local_) {
-      if (block != b) continue;
-      const leir::TensorInfo& t = expr_.info(name);
-      w_.line(fmt::format("{} {}[{}];", c_storage_type(t.dtype), c_tensor_name(name),
-                          leir::element_count(t.shape)));
-    }
-    for (const auto& [name, plan] : inits_)
-      if (plan.mode == IdentityInit::kPrefill && plan.first_block == b) emit_prefill(name, plan);
     top_ = b;
     region_count_ = 0;
-    emit_region(p_.blocks[b], false, false);
+    top_depth_ = 0;
+    declared_.clear();
+    declare_local_arrays();
+    for (const auto& [name, plan] : inits_)
+      if (plan.mode == IdentityInit::kPrefill && plan.first_block == b && !is_slice(name))
+        emit_prefill(name, plan);
+    emit_region(p_.blocks[b], false, false, true);
     w_.close();
+  }
+
+  bool is_slice(const std::string& tensor) const {
+    auto it = local_.find(tensor);
+    return it != local_.end() && it->second.depth > 0;
+  }
+
+  // Declares the local arrays of the current top-level block whose slice is fixed by the
+  // header loops open now (top_depth_ of them); a slice is filled with its identity, if it has
+  // one, each time it is declared: its elements are touched in this iteration only.
+  void declare_local_arrays() {
+    for (const auto& [name, plan] : local_) {
+      if (plan.block != top_ || plan.depth > top_depth_ || declared_.count(name)) continue;
+      declared_.insert(name);
+      const leir::TensorInfo& t = expr_.info(name);
+      std::string type = c_storage_type(t.dtype);
+      w_.line(fmt::format("{} {}[{}];", type, c_tensor_name(name), plan.elements));
+      auto init = inits_.find(name);
+      if (plan.depth > 0 && init != inits_.end() && init->second.mode == IdentityInit::kPrefill) {
+        leir::ExprRef any = leir::Expr::access(name, t.dtype, t.scope, {});
+        w_.line(fmt::format("for (int64_t k = 0; k < {}; ++k) {}[k] = {};", plan.elements,
+                            c_tensor_name(name),
+                            expr_.convert_for_store(any, c_identity_literal(init->second.identity))));
+      }
+    }
   }
 
   // Emits `b` as a call of a new static function whose tensor pointers are restrict-qualified
@@ -171,12 +188,14 @@ class CEmitter {
   // stores is vectorized only behind a run-time aliasing check, and a convolution ran at half
   // speed. The buffers are distinct allocations, so the qualifier holds. The loop variables open
   // around `b` are passed by value under their own names, so the body's text is unchanged.
-  void emit_region(const leir::Block& b, bool inside_parallel, bool inside_serial) {
+  void emit_region(const leir::Block& b, bool inside_parallel, bool inside_serial,
+                   bool top_header) {
     std::vector<std::string> params;
     std::vector<std::string> args;
     for (const leir::TensorInfo& t : table_.tensors) {
       auto it = users_.find(t.name);
       if (it == users_.end() || !it->second.count(top_)) continue;
+      if (is_slice(t.name) && !declared_.count(t.name)) continue;  // declared inside
       params.push_back(fmt::format("{}* restrict {}", c_storage_type(t.dtype), c_tensor_name(t.name)));
       args.push_back(c_tensor_name(t.name));
       if (is_tracked(t.name)) {
@@ -196,7 +215,9 @@ class CEmitter {
     w_ = Writer{};
     w_.open(fmt::format("static void {}({}) {{", name,
                         params.empty() ? std::string("void") : fmt::format("{}", fmt::join(params, ", "))));
-    emit_block(b, inside_parallel, inside_serial);
+    std::set<std::string> declared_outside = declared_;
+    emit_block(b, inside_parallel, inside_serial, top_header);
+    declared_ = std::move(declared_outside);
     w_.close();
     regions_ += w_.take();
     w_ = std::move(caller);
@@ -336,8 +357,11 @@ class CEmitter {
 
   // `inside_parallel`: an enclosing loop already runs in a parallel region; `inside_serial`: an
   // enclosing loop runs sequentially.
-  void emit_block(const leir::Block& b, bool inside_parallel, bool inside_serial) {
+  // `top_header`: b's loops are (the rest of) a top-level block's header, counted in top_depth_.
+  void emit_block(const leir::Block& b, bool inside_parallel, bool inside_serial,
+                  bool top_header = false) {
     size_t opened = 0;
+    if (top_header) declare_local_arrays();
     bool parallel = inside_parallel;
     bool serial = inside_serial;
     std::optional<LaneJam> jam;
@@ -366,12 +390,13 @@ class CEmitter {
                 open_vars_.push_back(c_var_name(b.loops[i + k].var));
                 ++opened;
               }
+              if (top_header) top_depth_ += run;
               // The region's body runs in the outlined parallel function: it goes through
               // a restrict-qualified call of its own (see emit_region).
               leir::Block rest = b;
               rest.loops.erase(rest.loops.begin(), rest.loops.begin() + static_cast<long>(i + run));
-              emit_region(rest, true, serial);
-              close_loops(opened);
+              emit_region(rest, true, serial, top_header);
+              close_loops(opened, top_header);
               return;
             }
             break;
@@ -381,7 +406,7 @@ class CEmitter {
                 w_.line("#pragma omp simd");
               } else if (std::optional<std::string> op = lane_reduction_operator(b, l)) {
                 emit_lane_reduction(b, l, *op);
-                close_loops(opened);
+                close_loops(opened, top_header);
                 return;
               }
             }
@@ -397,10 +422,14 @@ class CEmitter {
       open_vars_.push_back(c_var_name(l.var));
       ++opened;
       if (!parallel) serial = true;
+      if (top_header) {
+        ++top_depth_;
+        declare_local_arrays();
+      }
     }
     if (jam) {
       emit_lane_jam(b, *jam, *jam_op);
-      close_loops(opened);
+      close_loops(opened, top_header);
       return;
     }
     for (const leir::Item& item : b.body) {
@@ -412,15 +441,16 @@ class CEmitter {
         w_.close();
       }
     }
-    close_loops(opened);
+    close_loops(opened, top_header);
   }
 
   // Closes the innermost `n` loops emit_block opened.
-  void close_loops(size_t n) {
+  void close_loops(size_t n, bool top_header) {
     for (size_t i = 0; i < n; ++i) {
       w_.close();
       open_vars_.pop_back();
     }
+    if (top_header) top_depth_ -= n;
   }
 
   const leir::Program& p_;
@@ -428,7 +458,9 @@ class CEmitter {
   CEmitOptions options_;
   CExprPrinter expr_;
   std::map<std::string, TensorInitPlan> inits_;
-  std::map<std::string, size_t> local_;  // tensor → the only top-level block using it
+  std::map<std::string, LocalArrayPlan> local_;  // intermediates kept in local arrays
+  size_t top_depth_ = 0;              // header loops of the current top-level block open now
+  std::set<std::string> declared_;    // local arrays declared in the current C scope
   std::map<std::string, std::set<size_t>> users_ = blocks_using(p_);
   size_t top_ = 0;                      // the top-level block being emitted
   std::vector<std::string> open_vars_;  // C names of the loop variables open at this point

@@ -250,14 +250,18 @@ std::string CExprPrinter::offset(const ExprRef& access) const {
   const auto& idx = access->indices();
   if (idx.empty()) return "0";
   STEPTP_CHECK(idx.size() == t.shape.size(), cat({"rank mismatch for tensor '", t.name, "'"}));
+  auto slice = slices_.find(t.name);
+  auto kept = [&](size_t k) { return slice == slices_.end() || !slice->second.at(k); };
   std::string out;
   int64_t stride = 1;
-  std::vector<std::string> terms(idx.size());
+  std::vector<std::string> terms;
   for (size_t k = idx.size(); k-- > 0;) {
+    if (!kept(k)) continue;
     std::string i = index(idx[k]);
-    terms[k] = stride == 1 ? i : fmt::format("{}*{}", i, stride);
+    terms.insert(terms.begin(), stride == 1 ? i : fmt::format("{}*{}", i, stride));
     stride *= t.shape[k];
   }
+  if (terms.empty()) return "0";
   for (size_t k = 0; k < terms.size(); ++k) {
     if (k) out += " + ";
     out += terms[k];
@@ -267,6 +271,10 @@ std::string CExprPrinter::offset(const ExprRef& access) const {
 
 std::string CExprPrinter::element(const ExprRef& access) const {
   return fmt::format("{}[{}]", c_tensor_name(access->name()), offset(access));
+}
+
+void CExprPrinter::store_as_slice(const std::string& tensor, std::vector<bool> fixed) {
+  slices_[tensor] = std::move(fixed);
 }
 
 void CExprPrinter::substitute(ExprRef access, std::string text) {

@@ -8,6 +8,7 @@
 // or libm names.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,8 +47,13 @@ class CExprPrinter {
   void substitute(leir::ExprRef access, std::string text);
   void clear_substitution();
 
+  // The tensor lives in an array holding one slice of it (codegen::LocalArrayPlan): the
+  // subscripts at `fixed` positions are implied by the enclosing loops and left out of offsets.
+  void store_as_slice(const std::string& tensor, std::vector<bool> fixed);
+
  private:
   const leir::TensorTable& table_;
+  std::map<std::string, std::vector<bool>> slices_;
   leir::ExprRef subst_access_;
   std::string subst_text_;
 };

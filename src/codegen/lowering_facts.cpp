@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "analysis/access.h"
@@ -187,6 +188,66 @@ std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p
     bool storable = std::isfinite(plan.identity) || leir::is_float(dtype);
     plan.mode = same && storable ? IdentityInit::kPrefill : IdentityInit::kTracked;
     out[name] = plan;
+  }
+  return out;
+}
+
+std::map<std::string, LocalArrayPlan> plan_local_arrays(
+    const leir::Program& p, const leir::TensorTable& table,
+    const std::map<std::string, TensorInitPlan>& inits, int64_t max_elements) {
+  std::map<std::string, std::set<size_t>> users;
+  leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext& ctx) {
+    auto note = [&](const ExprRef& n) {
+      if (n->kind() == ExprKind::kAccess) users[n->name()].insert(ctx.top_block);
+    };
+    leir::for_each_expr(s.lhs, note);
+    leir::for_each_expr(s.rhs, note);
+  });
+  std::map<std::string, LocalArrayPlan> out;
+  for (const leir::TensorInfo& t : table.tensors) {
+    if (t.role != leir::TensorRole::kIntermediate || t.scope == leir::Scope::kGlobal) continue;
+    auto init = inits.find(t.name);
+    if (init != inits.end() && init->second.mode == IdentityInit::kTracked) continue;
+    auto used = users.find(t.name);
+    if (used == users.end() || used->second.size() != 1) continue;
+    const size_t b = *used->second.begin();
+    const leir::Block& block = p.blocks[b];
+    const std::vector<analysis::Access> accesses = analysis::accesses_by_tensor(block)[t.name];
+    LocalArrayPlan plan;
+    plan.block = b;
+    plan.fixed.assign(t.shape.size(), false);
+    plan.elements = leir::element_count(t.shape);
+    std::optional<LocalArrayPlan> best;
+    if (plan.elements <= max_elements) best = plan;
+    // The array is declared between two header loops that the backends open as plain loops:
+    // above the first vectorized or unrolled loop and above a register-tiled jam.
+    size_t deepest = block.loops.size();
+    for (size_t d = 0; d < block.loops.size(); ++d)
+      if (block.loops[d].kind == leir::LoopKind::kVectorized ||
+          block.loops[d].kind == leir::LoopKind::kUnrolled) {
+        deepest = d;
+        break;
+      }
+    if (std::optional<LaneJam> jam = find_lane_jam(block)) deepest = std::min(deepest, jam->first);
+    for (size_t d = 0; d < deepest; ++d) {
+      // The one position every access gives exactly the variable of loop d.
+      const std::string& var = block.loops[d].var;
+      std::optional<size_t> at;
+      for (size_t k = 0; k < t.shape.size() && !at; ++k) {
+        bool all = !accesses.empty();
+        for (const analysis::Access& a : accesses) {
+          const ExprRef& i = a.ref->indices().at(k);
+          all = all && i->kind() == ExprKind::kIndexVar && i->name() == var;
+        }
+        if (all) at = k;
+      }
+      if (!at) break;
+      plan.fixed[*at] = true;
+      plan.depth = d + 1;
+      plan.elements /= std::max<int64_t>(1, t.shape[*at]);
+      if (plan.elements <= max_elements) best = plan;
+    }
+    if (best) out[t.name] = *best;
   }
   return out;
 }

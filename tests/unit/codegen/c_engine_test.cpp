@@ -221,6 +221,24 @@ TEST(CEmitter, LoopNestsGetRestrictPointersAndKeepTheirOrder) {
   EXPECT_EQ(report.str().find("unroll and jam"), std::string::npos) << report.str();
 }
 
+// An intermediate of scope l touched by one block, whose header loops fix some of its
+// subscripts, lives in an array holding one slice, declared (and given its identity) inside the
+// last fixing loop; inside a parallel loop the slice is declared in the loop's own function.
+TEST(CEmitter, IntermediatesFixedByHeaderLoopsLiveInSliceArrays) {
+  CSource c = emitted("fused_row_local_slice");
+  std::string row = block_code(c.code, 0);
+  EXPECT_NE(row.find("for (int64_t i_c = 0; i_c < 4; ++i_c) {\n      double t_G[4];\n"
+                     "      for (int64_t k = 0; k < 4; ++k) t_G[k] = 0.0;"),
+            std::string::npos) << row;
+  EXPECT_NE(row.find("t_G[i_d] = (t_G[i_d] + t_D[i_a]);"), std::string::npos) << row;
+  std::string pair = block_code(c.code, 1);
+  EXPECT_NE(pair.find("int64_t i_tx, int64_t i_ty) {\n  double t_H[5];\n"
+                      "  for (int64_t k = 0; k < 5; ++k) t_H[k] = (-HUGE_VAL);"),
+            std::string::npos) << pair;
+  EXPECT_EQ(count(c.code, "t_G[k] = "), 1) << c.code;  // no whole-tensor prefill
+  EXPECT_EQ(count(c.code, "buffers["), 5) << c.code;   // A, C, D, F, K: G and H have none
+}
+
 // Guards made of index arithmetic compare in int64 (the naive C of a strided transposed
 // convolution called libm's fmod six times per iteration and ran 25x slower); a comparison
 // with a fractional side keeps the interpreter's double arithmetic.

@@ -170,6 +170,18 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "F^{f64,g}_{d*4+tx,f*16+a}+A^{f64,g}_{d*4+tx,c}*H^{f64,g}_{c,f*16+a};];"
        "L^{2}_{t=0}B^{64}_{tx=0}L^{512}_{a=0}[E^{f64,g}_{t,tx,a}=X^{f64,g}_{tx,a}*X^{f64,g}_{tx,a}"
        "+t;];\n"},
+      // A convolution fused with its bias and ReLU under the (n, c_out, row) loops: G, of scope
+      // l, lives in a 4-element array per row, filled with the identity on declaration; and a
+      // bound pair collapsed into one parallel loop whose body declares its own slice of H.
+      {"fused_row_local_slice",
+       "input A f64[2,3,6,6]\nparam C f64[4,3,3,3]\nparam D f64[4]\noutput F f64[2,4,4,4]\n"
+       "output K f64[2,4,5]\n"
+       "B^{2}_{tx=0}L^{4}_{a=0}L^{4}_{c=0}[L^{3}_{f=0}L^{3}_{h=0}L^{3}_{g=0}L^{4}_{d=0}"
+       "[G^{f64,l}_{tx,a,c,d}=G^{f64,l}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];"
+       "L^{4}_{d=0}[G^{f64,l}_{tx,a,c,d}=G^{f64,l}_{tx,a,c,d}+D^{f64,g}_{a};"
+       "F^{f64,g}_{tx,a,c,d}=max(G^{f64,l}_{tx,a,c,d},0);];];"
+       "B^{2}_{tx=0}B^{4}_{ty=0}[L^{5}_{c=0}L^{6}_{d=0}[H^{f64,s}_{ty,tx,c}=max(H^{f64,s}_{ty,tx,c},"
+       "A^{f64,g}_{tx,ty%3,c,d});];L^{5}_{c=0}[K^{f64,g}_{tx,ty,c}=H^{f64,s}_{ty,tx,c}*2;];];\n"},
       // A stride-2 transposed convolution's gather guard (negative floor `%` and `//` at the
       // edges), compared in int64; a comparison with a fractional side stays in double.
       {"strided_transposed_conv_guard",
