@@ -54,19 +54,6 @@ bool body_has_only_statements(const leir::Block& b) {
   return true;
 }
 
-// Which top-level blocks reference each tensor (reads or writes).
-std::map<std::string, std::set<size_t>> blocks_using(const leir::Program& p) {
-  std::map<std::string, std::set<size_t>> out;
-  leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext& ctx) {
-    auto note = [&](const leir::ExprRef& n) {
-      if (n->kind() == leir::ExprKind::kAccess) out[n->name()].insert(ctx.top_block);
-    };
-    leir::for_each_expr(s.lhs, note);
-    leir::for_each_expr(s.rhs, note);
-  });
-  return out;
-}
-
 class CEmitter {
  public:
   CEmitter(const leir::Program& p, const leir::TensorTable& table, const CEmitOptions& o)

@@ -192,17 +192,22 @@ std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p
   return out;
 }
 
-std::map<std::string, LocalArrayPlan> plan_local_arrays(
-    const leir::Program& p, const leir::TensorTable& table,
-    const std::map<std::string, TensorInitPlan>& inits, int64_t max_elements) {
-  std::map<std::string, std::set<size_t>> users;
+std::map<std::string, std::set<size_t>> blocks_using(const leir::Program& p) {
+  std::map<std::string, std::set<size_t>> out;
   leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext& ctx) {
     auto note = [&](const ExprRef& n) {
-      if (n->kind() == ExprKind::kAccess) users[n->name()].insert(ctx.top_block);
+      if (n->kind() == ExprKind::kAccess) out[n->name()].insert(ctx.top_block);
     };
     leir::for_each_expr(s.lhs, note);
     leir::for_each_expr(s.rhs, note);
   });
+  return out;
+}
+
+std::map<std::string, LocalArrayPlan> plan_local_arrays(
+    const leir::Program& p, const leir::TensorTable& table,
+    const std::map<std::string, TensorInitPlan>& inits, int64_t max_elements) {
+  const std::map<std::string, std::set<size_t>> users = blocks_using(p);
   std::map<std::string, LocalArrayPlan> out;
   for (const leir::TensorInfo& t : table.tensors) {
     if (t.role != leir::TensorRole::kIntermediate || t.scope == leir::Scope::kGlobal) continue;

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,9 @@ struct TensorInitPlan {
 // One entry per written tensor whose mode is not kNone.
 std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p,
                                                           const leir::TensorTable& table);
+
+// Which top-level blocks reference each tensor (reads or writes).
+std::map<std::string, std::set<size_t>> blocks_using(const leir::Program& p);
 
 // Intermediates the C backend keeps in a local array instead of their table buffer: scope s or
 // l, read and written by one top-level block only, without written-flags (not kTracked). The
