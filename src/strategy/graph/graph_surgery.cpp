@@ -44,33 +44,67 @@ bool is_injective_subscript(const std::vector<ExprRef>& indices,
                      [&](const leir::Loop& l) { return covered.count(l.var) > 0; });
 }
 
+namespace {
+// The first tensor (by name) that one list writes and the other touches whose accesses — those
+// of `a`, then those of `b` — fail `ok`, or "".
+template <typename Ok>
+std::string first_shared_conflict(const Block& a, const Block& b, const Ok& ok) {
+  auto acc_a = analysis::accesses_by_tensor(a);
+  auto acc_b = analysis::accesses_by_tensor(b);
+  auto writes = [](const std::vector<analysis::Access>& l) {
+    return std::any_of(l.begin(), l.end(), [](const analysis::Access& x) { return x.is_write; });
+  };
+  for (const auto& [tensor, list_a] : acc_a) {
+    auto it = acc_b.find(tensor);
+    if (it == acc_b.end()) continue;
+    if (!writes(list_a) && !writes(it->second)) continue;
+    std::vector<analysis::Access> all = list_a;
+    all.insert(all.end(), it->second.begin(), it->second.end());
+    if (!ok(all)) return tensor;
+  }
+  return "";
+}
+}  // namespace
+
 std::string interleaving_conflict(const std::vector<leir::Loop>& loops,
                                   const std::vector<leir::Item>& first,
                                   const std::vector<leir::Item>& second) {
   Block a{loops, first};
   Block b{loops, second};
-  auto acc_a = analysis::accesses_by_tensor(a);
-  auto acc_b = analysis::accesses_by_tensor(b);
   std::set<const leir::Stmt*> direct;
   for (const Block* blk : {&a, &b})
     for (const leir::Item& it : blk->body)
       if (it.is_stmt()) direct.insert(&*it.stmt);
-  for (const auto& [tensor, list_a] : acc_a) {
-    auto it = acc_b.find(tensor);
-    if (it == acc_b.end()) continue;
-    const auto& list_b = it->second;
-    auto writes = [](const std::vector<analysis::Access>& l) {
-      return std::any_of(l.begin(), l.end(), [](const analysis::Access& x) { return x.is_write; });
-    };
-    if (!writes(list_a) && !writes(list_b)) continue;
-    const ExprRef& ref = list_a.front().ref;
+  return first_shared_conflict(a, b, [&](const std::vector<analysis::Access>& all) {
+    const ExprRef& ref = all.front().ref;
     bool ok = is_injective_subscript(ref->indices(), loops);
-    for (const auto* l : {&list_a, &list_b})
-      for (const analysis::Access& x : *l)
-        ok = ok && direct.count(x.stmt) > 0 && leir::equal(x.ref, ref);
-    if (!ok) return tensor;
-  }
-  return "";
+    for (const analysis::Access& x : all)
+      ok = ok && direct.count(x.stmt) > 0 && leir::equal(x.ref, ref);
+    return ok;
+  });
+}
+
+std::string slice_conflict(const std::vector<leir::Loop>& loops,
+                           const std::vector<leir::Item>& first,
+                           const std::vector<leir::Item>& second) {
+  return first_shared_conflict(
+      Block{loops, first}, Block{loops, second}, [&](const std::vector<analysis::Access>& all) {
+        const size_t rank = all.front().ref->indices().size();
+        auto sliced_by = [&](const std::string& var) {
+          for (size_t k = 0; k < rank; ++k) {
+            bool every = true;
+            for (const analysis::Access& x : all) {
+              const auto& idx = x.ref->indices();
+              every = every && k < idx.size() && idx[k]->kind() == ExprKind::kIndexVar &&
+                      idx[k]->name() == var;
+            }
+            if (every) return true;
+          }
+          return false;
+        };
+        return std::all_of(loops.begin(), loops.end(),
+                           [&](const leir::Loop& l) { return sliced_by(l.var); });
+      });
 }
 
 bool same_header_shape(const std::vector<leir::Loop>& a, const std::vector<leir::Loop>& b) {

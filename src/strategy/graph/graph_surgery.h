@@ -30,6 +30,15 @@ std::string interleaving_conflict(const std::vector<leir::Loop>& loops,
                                   const std::vector<leir::Item>& first,
                                   const std::vector<leir::Item>& second);
 
+// Two item lists run under the loops `loops` one after the other at every point (fused) or
+// each over all points (separate). Both orders give the same values when every tensor that one
+// list writes and the other touches has, in every access (nested blocks included), each of
+// `loops`' variables as the whole subscript at one fixed position: each point then touches its
+// own slice of it. Returns the first tensor (by name) that breaks this, or "".
+std::string slice_conflict(const std::vector<leir::Loop>& loops,
+                           const std::vector<leir::Item>& first,
+                           const std::vector<leir::Item>& second);
+
 // Whether distinct points of the header box always give distinct subscript tuples.
 bool is_injective_subscript(const std::vector<leir::ExprRef>& indices,
                             const std::vector<leir::Loop>& loops);

@@ -82,11 +82,12 @@ TEST(CostModel, ChargesStridedAccessAndRewardsUnitStrideAndVectors) {
   leir::Program unit = parse(decls + "L^{128}_{c=0}L^{128}_{a=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
   leir::Program vec = parse(decls + "L^{128}_{c=0}V^{128}_{a=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(strided), 16384 * 3.0);
-  // Past L2 (131072 elements) every strided element costs a line from memory: 4.0.
+  // Past L2 (131072 elements) every strided element costs a line from memory: 4.0; and the
+  // block streams both tensors (A read: 1 per element, C written: 2).
   leir::Program from_memory = parse(
       "input A f64[1024,1024]\noutput C f64[1024,1024]\n"
       "L^{1024}_{a=0}L^{1024}_{c=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
-  EXPECT_DOUBLE_EQ(estimated_cost(from_memory), 1048576 * 9.0);
+  EXPECT_DOUBLE_EQ(estimated_cost(from_memory), 1048576 * (9.0 + 3.0));
   // A contiguous independent innermost loop is vectorized by -O3 whether or not it is marked V:
   // 4 lanes of f64 (AVX2).
   EXPECT_DOUBLE_EQ(estimated_cost(unit), 16384 * 1.5 / 4);
@@ -103,6 +104,29 @@ TEST(CostModel, ChargesStridedAccessAndRewardsUnitStrideAndVectors) {
   leir::Program par = parse(decls + "P^{128}_{c=0}L^{128}_{a=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(par, {.threads = 1}), 16384 * 1.5 / 4);
   EXPECT_DOUBLE_EQ(estimated_cost(par, {.threads = 4}), 16384 * 1.5 / 16);
+}
+
+TEST(CostModel, ChargesEveryBlockForTheLargeTensorsItStreams) {
+  // 512x512 = 262144 elements, past L2: each block pays 1 per element it reads and 2 per
+  // element it writes. Fused, F is streamed once instead of written by one block and read back
+  // by the next: one read stream cheaper, all else equal.
+  const std::string decls = "input A f64[512,512]\noutput C f64[512,512]\n";
+  leir::Program two_passes = parse(decls +
+      "B^{512}_{tx=0}L^{512}_{a=0}[F^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;];"
+      "B^{512}_{tx=0}L^{512}_{a=0}[C^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+1;];");
+  leir::Program fused = parse(decls +
+      "B^{512}_{tx=0}L^{512}_{a=0}[F^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;"
+      "C^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+1;];");
+  EXPECT_DOUBLE_EQ(estimated_cost(two_passes) - estimated_cost(fused), 262144.0);
+  // Of scope l and sliced by the block's loops, F lives in a local array
+  // (codegen::plan_local_arrays): no stream and no global-intermediate charge at all.
+  leir::Program local = parse(decls +
+      "B^{512}_{tx=0}[L^{512}_{a=0}[F^{f64,l}_{tx,a}=A^{f64,g}_{tx,a}*2;];"
+      "L^{512}_{c=0}[C^{f64,g}_{tx,c}=F^{f64,l}_{tx,c}+1;];];");
+  leir::Program global = parse(decls +
+      "B^{512}_{tx=0}[L^{512}_{a=0}[F^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;];"
+      "L^{512}_{c=0}[C^{f64,g}_{tx,c}=F^{f64,g}_{tx,c}+1;];];");
+  EXPECT_DOUBLE_EQ(estimated_cost(global) - estimated_cost(local), 262144.0 * (2 + 2));
 }
 
 TEST(CostModel, ReadsTheStrideFromTheShapeWhenTrailingDimensionsHaveExtentOne) {
