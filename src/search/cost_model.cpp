@@ -103,38 +103,63 @@ bool is_libm_call(const leir::Expr& e) {
 }
 
 // Every top-level block streams each tensor it touches that does not fit in L2 between memory
-// and the cores once (per thread share): kTrafficPerElement per element read, twice that when
-// the block writes it (the line is read for ownership, then written back). Intermediates the C
-// backend keeps in local arrays (codegen::plan_local_arrays) never leave the cache. So two
-// passes over one large tensor cost two streams and fusing them one. Calibration (1 thread):
-// a pass over 1.8 M doubles that reads one tensor and writes another takes 1.15 ms, where the
-// per-statement terms give it 0.69 M units and a convolution estimated at 23 M units takes
-// 4.9 ms (0.21 ns a unit): the 4.8 M missing units are 0.9 per element moved (3 per element).
+// and the cores (per thread share): kTrafficPerElement per element read, twice that when the
+// block writes it (the line is read for ownership, then written back). Once per block when the
+// slice one iteration of the block's header touches fits in L2 (the parts of a fused block then
+// hand it over in cache), else once per body item (statement or nested block) touching it: a
+// block fused under a batch loop whose slices are megabytes still streams them per part.
+// Intermediates the C backend keeps in local arrays (codegen::plan_local_arrays) never leave the
+// cache. Calibration (1 thread): a pass over 1.8 M doubles that reads one tensor and writes
+// another takes 1.15 ms, where the per-statement terms give it 0.69 M units and a convolution
+// estimated at 23 M units takes 4.9 ms (0.21 ns a unit): the 4.8 M missing units are 0.9 per
+// element moved (3 per element).
 constexpr double kTrafficPerElement = 1.0;
 
 double memory_traffic(const leir::Program& p, const leir::TensorTable& table,
                       const CostModelOptions& options) {
   const auto locals = codegen::plan_local_arrays(p, table, codegen::plan_identity_inits(p, table),
                                                  options.cache_elements);
-  std::map<std::pair<size_t, std::string>, bool> touched;  // (block, tensor) -> written
-  leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext& ctx) {
-    leir::for_each_expr(s.rhs, [&](const leir::ExprRef& e) {
-      if (e->kind() == leir::ExprKind::kAccess) touched.try_emplace({ctx.top_block, e->name()}, false);
-    });
-    leir::for_each_expr(s.lhs, [&](const leir::ExprRef& e) {
-      if (e->kind() == leir::ExprKind::kAccess) touched.try_emplace({ctx.top_block, e->name()}, false);
-    });
-    touched[{ctx.top_block, s.lhs->name()}] = true;
-  });
+  const double l2 = static_cast<double>(options.l2_elements);
   double traffic = 0;
-  for (const auto& [key, written] : touched) {
-    const auto& [block, tensor] = key;
-    const leir::TensorInfo* t = table.find(tensor);
-    if (t == nullptr || locals.count(tensor)) continue;
-    const double elements = static_cast<double>(leir::element_count(t->shape));
-    if (elements <= static_cast<double>(options.l2_elements)) continue;
-    traffic += kTrafficPerElement * elements * (written ? 2.0 : 1.0) /
-               parallel_factor(p.blocks[block], options.threads);
+  for (const leir::Block& b : p.blocks) {
+    struct Use {
+      double once = 1;       // 2 when any part writes it
+      double per_part = 0;   // Σ over the parts touching it of 1 (read) or 2 (written)
+      double slice = 0;      // elements one header iteration touches
+    };
+    std::map<std::string, Use> uses;
+    for (const leir::Item& item : b.body) {
+      leir::Block part{{}, {item}};
+      for (const auto& [tensor, accesses] : analysis::accesses_by_tensor(part)) {
+        const leir::TensorInfo* t = table.find(tensor);
+        if (t == nullptr || locals.count(tensor)) continue;
+        const double elements = static_cast<double>(leir::element_count(t->shape));
+        if (elements <= l2) continue;
+        bool written = std::any_of(accesses.begin(), accesses.end(),
+                                   [](const analysis::Access& a) { return a.is_write; });
+        auto [it, fresh] = uses.try_emplace(tensor);
+        Use& u = it->second;
+        if (fresh) {
+          // Header loops whose variable is a whole subscript of the tensor divide it.
+          u.slice = elements;
+          for (const leir::Loop& l : b.loops)
+            for (const leir::ExprRef& i : accesses.front().ref->indices())
+              if (i->kind() == leir::ExprKind::kIndexVar && i->name() == l.var) {
+                u.slice /= static_cast<double>(l.extent);
+                break;
+              }
+        }
+        if (written) u.once = 2;
+        u.per_part += written ? 2 : 1;
+      }
+    }
+    double block_traffic = 0;
+    for (const auto& [tensor, u] : uses) {
+      const double elements =
+          static_cast<double>(leir::element_count(table.find(tensor)->shape));
+      block_traffic += kTrafficPerElement * elements * (u.slice <= l2 ? u.once : u.per_part);
+    }
+    traffic += block_traffic / parallel_factor(b, options.threads);
   }
   return traffic;
 }

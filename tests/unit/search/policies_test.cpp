@@ -127,6 +127,16 @@ TEST(CostModel, ChargesEveryBlockForTheLargeTensorsItStreams) {
       "B^{512}_{tx=0}[L^{512}_{a=0}[F^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;];"
       "L^{512}_{c=0}[C^{f64,g}_{tx,c}=F^{f64,g}_{tx,c}+1;];];");
   EXPECT_DOUBLE_EQ(estimated_cost(global) - estimated_cost(local), 262144.0 * (2 + 2));
+  // Fused under a loop whose slices do not fit in L2 (262144 elements each), each part still
+  // streams them: no cheaper than two blocks.
+  const std::string big = "input A f64[2,512,512]\noutput C f64[2,512,512]\n";
+  leir::Program apart = parse(big +
+      "B^{2}_{tx=0}L^{512}_{a=0}L^{512}_{c=0}[F^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c}*2;];"
+      "B^{2}_{tx=0}L^{512}_{a=0}L^{512}_{c=0}[C^{f64,g}_{tx,a,c}=F^{f64,g}_{tx,a,c}+1;];");
+  leir::Program under_batch = parse(big +
+      "B^{2}_{tx=0}[L^{512}_{a=0}L^{512}_{c=0}[F^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c}*2;];"
+      "L^{512}_{a=0}L^{512}_{c=0}[C^{f64,g}_{tx,a,c}=F^{f64,g}_{tx,a,c}+1;];];");
+  EXPECT_DOUBLE_EQ(estimated_cost(apart), estimated_cost(under_batch));
 }
 
 TEST(CostModel, ReadsTheStrideFromTheShapeWhenTrailingDimensionsHaveExtentOne) {
