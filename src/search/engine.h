@@ -48,6 +48,8 @@ struct PolicyRequest {
   const std::vector<std::string>& failures;  // "step: reason" of this state's rejected candidates
   int n = 1;                               // how many proposals are wanted
   std::string_view method;                 // the algorithm's name, for prompts
+  // Steps proposed from this state whose verified program measured no faster than the state.
+  std::set<std::string> no_gain = {};
 };
 
 class Policy {

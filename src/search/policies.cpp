@@ -98,6 +98,31 @@ const std::vector<strategy::Site>& RandomPolicy::ranked_steps(const leir::Progra
 
 // ---- cost --------------------------------------------------------------------------------------
 
+namespace {
+// A step's idea: its strategy and the block it acts on ("loop_reorder@2"), "" for a step that
+// names no block.
+std::string idea_of(const strategy::Site& site) {
+  strategy::Outcome<strategy::BlockPath> block = site.block();
+  if (!block.ok()) return site.strategy();
+  return site.strategy() + "@" + block->to_string();
+}
+}  // namespace
+
+std::vector<Proposal> CostPolicy::propose(const PolicyRequest& request) {
+  const std::vector<strategy::Site>& ranked = ranked_steps(request.program);
+  if (request.no_gain.empty()) return take(request, ranked);
+  std::set<std::string> misjudged;
+  for (const strategy::Site& site : ranked)
+    if (request.no_gain.count(site.to_string())) misjudged.insert(idea_of(site));
+  std::vector<strategy::Site> reordered;
+  reordered.reserve(ranked.size());
+  for (const strategy::Site& site : ranked)
+    if (!misjudged.count(idea_of(site))) reordered.push_back(site);
+  for (const strategy::Site& site : ranked)
+    if (misjudged.count(idea_of(site))) reordered.push_back(site);
+  return take(request, reordered);
+}
+
 const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program& p) {
   size_t key = leir::hash_value(p);
   auto it = ranked_.find(key);

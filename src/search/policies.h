@@ -70,6 +70,13 @@ class CostPolicy final : public EnumeratePolicy {
  protected:
   const std::vector<strategy::Site>& ranked_steps(const leir::Program& p) override;
 
+ public:
+  // The ranking, except that once a step measured no faster than the state, the untried steps of
+  // the same idea (strategy and block) go after every other idea's: the model misjudged that
+  // idea here, and its next variants (another order of the same loops) would spend the budget
+  // on the same mistake. Ideas whose steps did gain keep their rank (the tunings of a tile).
+  std::vector<Proposal> propose(const PolicyRequest& request) override;
+
  private:
   CostModelOptions options_;
   std::map<size_t, std::vector<strategy::Site>> ranked_;

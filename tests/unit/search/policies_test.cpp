@@ -88,6 +88,16 @@ TEST(CostModel, ChargesStridedAccessAndRewardsUnitStrideAndVectors) {
       "input A f64[1024,1024]\noutput C f64[1024,1024]\n"
       "L^{1024}_{a=0}L^{1024}_{c=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(from_memory), 1048576 * (9.0 + 3.0));
+  // ... unless the loop right outside walks the same lines with unit stride and the inner
+  // loop's lines fit in L1 (16 channels of a channel reduction): 1.0, as within L2.
+  leir::Program channel_reduction = parse(
+      "input A f64[16,256,256]\noutput C f64[256,256]\n"
+      "L^{256}_{a=0}L^{256}_{c=0}L^{16}_{d=0}[C^{f64,g}_{a,c}=min(C^{f64,g}_{a,c},A^{f64,g}_{d,a,c});];");
+  leir::Program across_rows = parse(
+      "input A f64[16,256,256]\noutput C f64[256,256]\n"
+      "L^{256}_{c=0}L^{256}_{a=0}L^{16}_{d=0}[C^{f64,g}_{a,c}=min(C^{f64,g}_{a,c},A^{f64,g}_{d,a,c});];");
+  EXPECT_DOUBLE_EQ(estimated_cost(across_rows) - estimated_cost(channel_reduction),
+                   1048576 * (4.0 - 1.0));
   // A contiguous independent innermost loop is vectorized by -O3 whether or not it is marked V:
   // 4 lanes of f64 (AVX2).
   EXPECT_DOUBLE_EQ(estimated_cost(unit), 16384 * 1.5 / 4);
@@ -230,6 +240,37 @@ TEST(CostPolicy, OffersTheCheapestPredictedProgramsFirst) {
     EXPECT_GE(c, previous) << p.step;
     previous = c;
   }
+}
+
+TEST(CostPolicy, PutsAnIdeaThatMeasuredNoFasterAfterTheOthers) {
+  // Once a step from this state measured no faster than it, the model misjudged that idea
+  // (strategy and block) here: its other variants go after every other idea's steps, each group
+  // in the model's order. Without such a step the order is the model's.
+  Request r{parse(kMatmul), {}, {}, {}};
+  CostPolicy policy({.threads = 1});
+  const std::vector<std::string> ranked = steps_of(policy.propose(r.make(1000)));
+  ASSERT_GE(ranked.size(), 4u);
+  const std::string misjudged = ranked.front();
+  const std::string idea = misjudged.substr(0, misjudged.find(',')) + ",";  // "name(block=i,"
+  ASSERT_NE(idea.find("block="), std::string::npos) << misjudged;
+  auto same_idea = [&](const std::string& step) { return step.rfind(idea, 0) == 0; };
+  std::vector<std::string> expected;
+  for (const std::string& s : ranked)
+    if (s != misjudged && !same_idea(s)) expected.push_back(s);
+  const size_t others = expected.size();
+  for (const std::string& s : ranked)
+    if (s != misjudged && same_idea(s)) expected.push_back(s);
+  ASSERT_GT(others, 0u);
+  ASSERT_LT(others, expected.size()) << "the first idea needs more than one variant";
+
+  r.tried.insert(misjudged);
+  PolicyRequest request = r.make(1000);
+  request.no_gain.insert(misjudged);
+  EXPECT_EQ(steps_of(policy.propose(request)), expected);
+  // A step that gained does not demote its idea.
+  PolicyRequest gained = r.make(1000);
+  EXPECT_EQ(steps_of(policy.propose(gained)),
+            std::vector<std::string>(ranked.begin() + 1, ranked.end()));
 }
 
 TEST(CostPolicy, RanksASplitThatEnablesReductionLanesFirst) {
