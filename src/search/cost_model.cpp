@@ -119,40 +119,61 @@ constexpr double kTrafficPerElement = 1.0;
 
 double memory_traffic(const leir::Program& p, const leir::TensorTable& table,
                       const CostModelOptions& options) {
-  const auto locals = codegen::plan_local_arrays(p, table, codegen::plan_identity_inits(p, table),
-                                                 options.cache_elements);
   const double l2 = static_cast<double>(options.l2_elements);
+  // Only tensors past L2 move; most programs have no scope-s/l intermediate to plan locals for
+  // (this runs for every step the cost policy ranks, so the common case stays cheap).
+  std::set<std::string> large;
+  bool any_scoped = false;
+  for (const leir::TensorInfo& t : table.tensors) {
+    if (static_cast<double>(leir::element_count(t.shape)) > l2) large.insert(t.name);
+    any_scoped = any_scoped || (t.role == leir::TensorRole::kIntermediate &&
+                                t.scope != leir::Scope::kGlobal);
+  }
+  if (large.empty()) return 0;
+  std::map<std::string, codegen::LocalArrayPlan> locals;
+  if (any_scoped)
+    locals = codegen::plan_local_arrays(p, table, codegen::plan_identity_inits(p, table),
+                                        options.cache_elements);
   double traffic = 0;
   for (const leir::Block& b : p.blocks) {
     struct Use {
+      bool written = false;  // by the current part
       double once = 1;       // 2 when any part writes it
       double per_part = 0;   // Σ over the parts touching it of 1 (read) or 2 (written)
       double slice = 0;      // elements one header iteration touches
     };
     std::map<std::string, Use> uses;
     for (const leir::Item& item : b.body) {
-      leir::Block part{{}, {item}};
-      for (const auto& [tensor, accesses] : analysis::accesses_by_tensor(part)) {
-        const leir::TensorInfo* t = table.find(tensor);
-        if (t == nullptr || locals.count(tensor)) continue;
-        const double elements = static_cast<double>(leir::element_count(t->shape));
-        if (elements <= l2) continue;
-        bool written = std::any_of(accesses.begin(), accesses.end(),
-                                   [](const analysis::Access& a) { return a.is_write; });
-        auto [it, fresh] = uses.try_emplace(tensor);
+      std::set<std::string> in_part;
+      auto note = [&](const leir::ExprRef& e, bool write) {
+        if (e->kind() != leir::ExprKind::kAccess || !large.count(e->name()) ||
+            locals.count(e->name()))
+          return;
+        auto [it, fresh] = uses.try_emplace(e->name());
         Use& u = it->second;
         if (fresh) {
           // Header loops whose variable is a whole subscript of the tensor divide it.
-          u.slice = elements;
+          u.slice = static_cast<double>(leir::element_count(table.find(e->name())->shape));
           for (const leir::Loop& l : b.loops)
-            for (const leir::ExprRef& i : accesses.front().ref->indices())
+            for (const leir::ExprRef& i : e->indices())
               if (i->kind() == leir::ExprKind::kIndexVar && i->name() == l.var) {
                 u.slice /= static_cast<double>(l.extent);
                 break;
               }
         }
-        if (written) u.once = 2;
-        u.per_part += written ? 2 : 1;
+        if (in_part.insert(e->name()).second) u.written = false;
+        u.written = u.written || write;
+      };
+      std::vector<leir::Block> part{leir::Block{{}, {item}}};
+      leir::for_each_stmt(part, [&](const leir::Stmt& s, const leir::StmtContext&) {
+        note(s.lhs, true);
+        leir::for_each_expr(s.lhs, [&](const leir::ExprRef& e) { if (e != s.lhs) note(e, false); });
+        leir::for_each_expr(s.rhs, [&](const leir::ExprRef& e) { note(e, false); });
+      });
+      for (const std::string& name : in_part) {
+        Use& u = uses.at(name);
+        if (u.written) u.once = 2;
+        u.per_part += u.written ? 2 : 1;
       }
     }
     double block_traffic = 0;
