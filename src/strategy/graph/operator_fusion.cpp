@@ -86,16 +86,17 @@ class OperatorFusion final : public Strategy {
     size_t i = *graph::top_block(p, s, name());
     const leir::Block& a = p.blocks[i];
     const leir::Block& b = p.blocks[i + 1];
-    const size_t depth = plan_fusion(p, i)->depth;
+    const Plan plan = *plan_fusion(p, i);
+    const size_t depth = plan.depth;
     int64_t points = 1;
     for (size_t k = 0; k < depth; ++k) points *= a.loops[k].extent;
-    if (depth < a.loops.size() || depth < b.loops.size()) {
+    if (plan.sliced) {
       std::vector<leir::Loop> shared(a.loops.begin(), a.loops.begin() + static_cast<long>(depth));
       return fmt::format(
           "blocks {} and {} share their outer {} loop(s) ({}, {} points); every tensor one "
           "writes and the other touches has each shared loop variable as a whole subscript at "
-          "one fixed position, so each point touches its own slice of it. Running both blocks' "
-          "inner loops one after the other at every point keeps each element's accesses in "
+          "one fixed position, so each point touches its own slice of it. Running the first "
+          "block's part, then the second's, at every point keeps each element's accesses in "
           "order, and the second consumes the slice the first just produced while it is still "
           "in cache (or in a local array when the tensor is of scope l) instead of after a "
           "round trip through memory",
@@ -129,6 +130,7 @@ class OperatorFusion final : public Strategy {
   struct Plan {
     size_t depth = 0;
     leir::Block second;
+    bool sliced = false;  // legal by graph::slice_conflict rather than one injective subscript
   };
 
   // The block's items under its first `depth` loops: its body when that is its whole header,
@@ -198,7 +200,7 @@ class OperatorFusion final : public Strategy {
       if (!renamed) continue;
       std::string t = graph::slice_conflict(shared, under_prefix(a, depth),
                                             under_prefix(*renamed, depth));
-      if (t.empty()) return Plan{depth, std::move(*renamed)};
+      if (t.empty()) return Plan{depth, std::move(*renamed), true};
       if (conflict.empty()) conflict = t;
     }
     return infeasible("operator_fusion.dependence",
