@@ -167,6 +167,21 @@ std::map<std::string, std::vector<Access>> accesses_by_tensor(const Block& b) {
   return out;
 }
 
+std::optional<size_t> position_fixed_by(const std::vector<Access>& accesses, std::string_view var) {
+  if (accesses.empty()) return std::nullopt;
+  const size_t rank = accesses.front().ref->indices().size();
+  for (size_t k = 0; k < rank; ++k) {
+    bool every = true;
+    for (const Access& a : accesses) {
+      const auto& idx = a.ref->indices();
+      every = every && k < idx.size() && idx[k]->kind() == leir::ExprKind::kIndexVar &&
+              idx[k]->name() == var;
+    }
+    if (every) return k;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> written_tensors(const Block& b) {
   std::set<std::string> names;
   for (const Stmt* s : statements(b)) names.insert(s->lhs->name());

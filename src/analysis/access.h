@@ -45,6 +45,12 @@ struct Access {
 // subscripts included), grouped by tensor name.
 std::map<std::string, std::vector<Access>> accesses_by_tensor(const leir::Block& b);
 
+// The first subscript position at which every one of `accesses` (of one tensor) is exactly the
+// loop variable `var`, or nullopt (also for no accesses). Fixing `var` then fixes one slice of
+// the tensor that no other value of `var` touches: what operator_fusion needs to fuse under a
+// loop, and what the C backend needs to keep such a slice in a local array.
+std::optional<size_t> position_fixed_by(const std::vector<Access>& accesses, std::string_view var);
+
 // Tensors written anywhere in the block's body, sorted by name.
 std::vector<std::string> written_tensors(const leir::Block& b);
 

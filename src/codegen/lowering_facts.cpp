@@ -235,17 +235,8 @@ std::map<std::string, LocalArrayPlan> plan_local_arrays(
       }
     if (std::optional<LaneJam> jam = find_lane_jam(block)) deepest = std::min(deepest, jam->first);
     for (size_t d = 0; d < deepest; ++d) {
-      // The one position every access gives exactly the variable of loop d.
-      const std::string& var = block.loops[d].var;
-      std::optional<size_t> at;
-      for (size_t k = 0; k < t.shape.size() && !at; ++k) {
-        bool all = !accesses.empty();
-        for (const analysis::Access& a : accesses) {
-          const ExprRef& i = a.ref->indices().at(k);
-          all = all && i->kind() == ExprKind::kIndexVar && i->name() == var;
-        }
-        if (all) at = k;
-      }
+      // The condition operator_fusion establishes when it fuses under common loops.
+      std::optional<size_t> at = analysis::position_fixed_by(accesses, block.loops[d].var);
       if (!at) break;
       plan.fixed[*at] = true;
       plan.depth = d + 1;

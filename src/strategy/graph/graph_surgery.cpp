@@ -89,21 +89,9 @@ std::string slice_conflict(const std::vector<leir::Loop>& loops,
                            const std::vector<leir::Item>& second) {
   return first_shared_conflict(
       Block{loops, first}, Block{loops, second}, [&](const std::vector<analysis::Access>& all) {
-        const size_t rank = all.front().ref->indices().size();
-        auto sliced_by = [&](const std::string& var) {
-          for (size_t k = 0; k < rank; ++k) {
-            bool every = true;
-            for (const analysis::Access& x : all) {
-              const auto& idx = x.ref->indices();
-              every = every && k < idx.size() && idx[k]->kind() == ExprKind::kIndexVar &&
-                      idx[k]->name() == var;
-            }
-            if (every) return true;
-          }
-          return false;
-        };
-        return std::all_of(loops.begin(), loops.end(),
-                           [&](const leir::Loop& l) { return sliced_by(l.var); });
+        return std::all_of(loops.begin(), loops.end(), [&](const leir::Loop& l) {
+          return analysis::position_fixed_by(all, l.var).has_value();
+        });
       });
 }
 

@@ -33,6 +33,20 @@ TEST(Accumulation, RecognisedForms) {
   EXPECT_FALSE(op("L^{2}_{a=0}[X^{f64,g}_{a}=X^{f64,g}_{a-1}+1;];"));
 }
 
+TEST(Slicing, PositionFixedByALoopIsWhereEveryAccessIsExactlyItsVariable) {
+  // F is written as F[tx,a] and read as F[tx,c]: tx fixes position 0 for both, a only in the
+  // write, and the read's shifted twin G[tx,a+1] is fixed by tx alone.
+  leir::Block b = block(
+      "B^{4}_{tx=0}[L^{8}_{a=0}[F^{f64,g}_{tx,a}=A^{f64,g}_{a,tx};G^{f64,g}_{tx,a+1}=1;];"
+      "L^{8}_{c=0}[C^{f64,g}_{tx,c}=F^{f64,g}_{tx,c}+G^{f64,g}_{tx,c};];];");
+  std::map<std::string, std::vector<Access>> by = accesses_by_tensor(b);
+  EXPECT_EQ(position_fixed_by(by["F"], "tx"), std::optional<size_t>(0));
+  EXPECT_EQ(position_fixed_by(by["F"], "a"), std::nullopt);
+  EXPECT_EQ(position_fixed_by(by["G"], "tx"), std::optional<size_t>(0));
+  EXPECT_EQ(position_fixed_by(by["A"], "tx"), std::optional<size_t>(1));
+  EXPECT_EQ(position_fixed_by({}, "tx"), std::nullopt);
+}
+
 TEST(Injective, MixedRadix) {
   leir::VarRanges r{{"a", {0, 3}}, {"c", {0, 7}}, {"tx", {0, 15}}};
   auto inj = [&](const char* e) { return is_injective_index(**leir::parse_expr(e), r); };
