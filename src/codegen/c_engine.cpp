@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <sys/mman.h>
 #include <limits>
 
 #include "codegen/c_expr.h"
@@ -165,6 +166,15 @@ Result<CompiledKernel> CompiledKernel::build(const leir::Program& program,
 
 void CompiledKernel::set_threads(int threads) const {
   if (threads > 0) set_threads_(threads);
+}
+
+void advise_huge_pages(void* p, size_t bytes) noexcept {
+#ifdef MADV_HUGEPAGE
+  (void)madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without it the pages stay 4 KiB
+#else
+  (void)p;
+  (void)bytes;
+#endif
 }
 
 KernelBuffers CompiledKernel::allocate() const {

@@ -31,6 +31,9 @@ struct CEngineOptions {
   int64_t memory_budget_bytes = 8LL << 30;
 };
 
+// madvise(MADV_HUGEPAGE) where the kernel has it; a no-op elsewhere.
+void advise_huge_pages(void* p, size_t bytes) noexcept;
+
 // Allocates on cache-line boundaries: malloc's 16-byte alignment makes every other 32-byte
 // vector load of a row straddle two cache lines, which costs vectorized kernels up to a third
 // of their speed and would make timings depend on where the allocator put each buffer.
@@ -38,11 +41,21 @@ template <typename T>
 struct CacheLineAllocator {
   using value_type = T;
   static constexpr std::align_val_t kAlignment{64};
+  static constexpr size_t kHugePage = size_t{2} << 20;
   CacheLineAllocator() = default;
   template <typename U>
   CacheLineAllocator(const CacheLineAllocator<U>&) noexcept {}
-  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlignment)); }
-  void deallocate(T* p, size_t) noexcept { ::operator delete(p, kAlignment); }
+  T* allocate(size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes, kAlignment));
+    void* p = ::operator new(bytes, std::align_val_t{kHugePage});
+    advise_huge_pages(p, bytes);
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    if (n * sizeof(T) < kHugePage) ::operator delete(p, kAlignment);
+    else ::operator delete(p, std::align_val_t{kHugePage});
+  }
   template <typename U>
   bool operator==(const CacheLineAllocator<U>&) const noexcept { return true; }
 };

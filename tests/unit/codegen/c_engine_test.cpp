@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -270,6 +271,35 @@ TEST(CEngine, GeneratedInputsEqualTheTensorDataPath) {
     for (size_t i = 0; i < generated.storage().size(); ++i)
       EXPECT_TRUE(generated.storage()[i] == via_data->storage()[i]) << k->tensors().tensors[i].name;
   }
+}
+
+// Buffers start on cache lines; those of 2 MiB or more on 2 MiB boundaries too, advised as
+// transparent huge pages, so a large tensor's page walks neither slow a kernel down nor make
+// its timing depend on where the allocator put it.
+TEST(CEngine, BuffersAreAlignedToCacheLinesAndLargeOnesToHugePages) {
+  Result<leir::Program> p = leir::parse_program(
+      "input A f64[3]\ninput B f64[512,1024]\noutput C f64[512,1024]\n"
+      "B^{512}_{tx=0}L^{1024}_{a=0}[C^{f64,g}_{tx,a}=B^{f64,g}_{tx,a}*A^{f64,g}_{0};];");
+  ASSERT_TRUE(p.ok()) << p.error().render();
+  Result<CompiledKernel> k = CompiledKernel::build(*p, test_options());
+  ASSERT_TRUE(k.ok()) << k.error().render();
+  KernelBuffers b = deterministic_buffers(*k, *p);
+  for (size_t i = 0; i < b.storage().size(); ++i) {
+    const auto address = reinterpret_cast<std::uintptr_t>(b.storage()[i].data());
+    const size_t bytes = b.storage()[i].size();
+    SCOPED_TRACE(k->tensors().tensors[i].name);
+    EXPECT_EQ(address % 64, 0u);
+    if (bytes >= (size_t{2} << 20)) {
+      EXPECT_EQ(address % (size_t{2} << 20), 0u);
+    }
+  }
+  ASSERT_EQ(k->tensors().tensors.size(), 3u);
+  k->execute(b);
+  std::vector<leir::TensorData> out = k->outputs(b);
+  ASSERT_EQ(out.size(), 1u);
+  const std::vector<double>& c = out[0].values;
+  std::vector<leir::TensorData> in = deterministic_inputs(*p);
+  EXPECT_DOUBLE_EQ(c[1000], in[1].values[1000] * in[0].values[0]);
 }
 
 TEST(CEngine, CompileOnceRunsManyInputs) {
