@@ -48,6 +48,22 @@ std::string for_header(const leir::Loop& l) {
 // (a tiled loop's inner tile is typically 4-64 iterations), so it runs sequentially.
 constexpr int64_t kMinWorkPerNestedRegion = int64_t{1} << 15;
 
+leir::ExprRef affine_expr(const leir::AffineForm& f) {
+  leir::ExprRef e = leir::Expr::integer(f.constant);
+  for (const auto& [var, coef] : f.coefs)
+    e = leir::Expr::binary(leir::BinaryOp::kAdd, e,
+                           leir::Expr::binary(leir::BinaryOp::kMul, leir::Expr::integer(coef),
+                                              leir::Expr::index_var(var)));
+  return e;
+}
+
+// A guarded accumulation's innermost loop runs over its guard's range (guarded_loop_range) from
+// this many iterations up. A shorter loop is better left to GCC, which unrolls it with the
+// guard: computing the range of a convolution's 5 taps per output element doubled the time
+// of naive conv_transposed_1D_dilated (33 -> 62 ms) where its 268-wide output loop gained
+// 50 -> 6.8 ms.
+constexpr int64_t kMinRangedExtent = 16;
+
 bool body_has_only_statements(const leir::Block& b) {
   for (const leir::Item& i : b.body)
     if (!i.is_stmt()) return false;
@@ -357,6 +373,7 @@ class CEmitter {
         (jam_op = lane_reduction_operator(b, b.loops.back())))
       jam = find_lane_jam(b);
     const size_t header_end = jam ? jam->first : b.loops.size();
+    std::optional<GuardedLoopRange> range;  // of the innermost loop (guarded_loop_range)
     for (size_t i = 0; i < header_end; ++i) {
       const leir::Loop& l = b.loops[i];
       if (options_.openmp) {
@@ -405,7 +422,10 @@ class CEmitter {
             break;
         }
       }
-      w_.open(for_header(l));
+      if (i + 1 == b.loops.size() && l.extent >= kMinRangedExtent && b.body.size() == 1 &&
+          b.body[0].is_stmt() && !is_tracked(b.body[0].stmt->lhs->name()))
+        range = guarded_loop_range(*b.body[0].stmt, l.var);
+      w_.open(range ? ranged_for_header(l, *range) : for_header(l));
       open_vars_.push_back(c_var_name(l.var));
       ++opened;
       if (!parallel) serial = true;
@@ -419,6 +439,15 @@ class CEmitter {
       close_loops(opened, top_header);
       return;
     }
+    if (range) {
+      std::vector<std::string> tests;
+      for (const leir::ExprRef& c : range->residual) tests.push_back(expr_.condition(c));
+      if (!tests.empty()) w_.open(fmt::format("if ({}) {{", fmt::join(tests, " && ")));
+      emit_stmt(range->stmt);
+      if (!tests.empty()) w_.close();
+      close_loops(opened, top_header);
+      return;
+    }
     for (const leir::Item& item : b.body) {
       if (item.is_stmt()) {
         emit_stmt(*item.stmt);
@@ -429,6 +458,29 @@ class CEmitter {
       }
     }
     close_loops(opened, top_header);
+  }
+
+  // The loop over the range its statement's guard allows (guarded_loop_range): from the
+  // largest lower bound to the smallest upper one, clamped to [0, extent).
+  std::string ranged_for_header(const leir::Loop& l, const GuardedLoopRange& r) const {
+    std::string lo = "0";
+    std::string hi = std::to_string(l.extent);
+    for (const GuardBound& b : r.bounds) {
+      auto index = [&](const leir::AffineForm& f) { return expr_.index(affine_expr(f)); };
+      if (b.lower) {  // ceil(n/d) = -floor(-n/d)
+        std::string v = b.divisor == 1 ? index(b.numerator)
+                                       : fmt::format("-stp_floordiv_i({}, {})",
+                                                     index(leir::negated(b.numerator)), b.divisor);
+        lo = fmt::format("stp_max_i({}, {})", lo, v);
+      } else {
+        std::string v = b.divisor == 1
+                            ? index(b.numerator)
+                            : fmt::format("stp_floordiv_i({}, {})", index(b.numerator), b.divisor);
+        hi = fmt::format("stp_min_i({}, {} + 1)", hi, v);
+      }
+    }
+    std::string v = c_var_name(l.var);
+    return fmt::format("for (int64_t {0} = {1}; {0} < {2}; ++{0}) {{", v, lo, hi);
   }
 
   // Closes the innermost `n` loops emit_block opened.

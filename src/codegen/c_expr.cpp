@@ -105,6 +105,8 @@ std::string c_numeric_prelude(const std::string& fn) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }}
+{0} int64_t stp_max_i(int64_t a, int64_t b) {{ return a < b ? b : a; }}
+{0} int64_t stp_min_i(int64_t a, int64_t b) {{ return a < b ? a : b; }}
 {0} int64_t stp_mod_i(int64_t a, int64_t b) {{
   if (b == 0) return 0;
   int64_t r = a % b;

@@ -192,6 +192,118 @@ std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p
   return out;
 }
 
+namespace {
+
+bool is_zero(const ExprRef& e) { return e->kind() == ExprKind::kNumber && e->number_value() == 0; }
+bool is_inf(const ExprRef& e, bool negative) {
+  if (negative) return e->kind() == ExprKind::kNeg && e->operand()->kind() == ExprKind::kInf;
+  return e->kind() == ExprKind::kInf;
+}
+
+leir::AffineForm difference(const leir::AffineForm& a, const leir::AffineForm& b) {
+  leir::AffineForm d = a;
+  d.constant -= b.constant;
+  for (const auto& [v, c] : b.coefs)
+    if ((d.coefs[v] -= c) == 0) d.coefs.erase(v);
+  return d;
+}
+
+// Adds the bound `f <= 0` puts on `var` (f affine, its coefficient of var nonzero).
+void bound_from(leir::AffineForm f, const std::string& var, std::vector<GuardBound>& out) {
+  const int64_t k = f.coefs.at(var);
+  f.coefs.erase(var);
+  GuardBound b;
+  if (k > 0) {  // k·var <= -rest
+    b.numerator = leir::negated(f);
+    b.divisor = k;
+    b.lower = false;
+  } else {  // |k|·var >= rest
+    b.numerator = f;
+    b.divisor = -k;
+    b.lower = true;
+  }
+  out.push_back(std::move(b));
+}
+
+// Splits a conjunction of comparison chains into bounds on `var` and residual links.
+bool split_guard(const ExprRef& cond, const std::string& var, GuardedLoopRange& out) {
+  if (cond->kind() == ExprKind::kBinary && cond->binary_op() == leir::BinaryOp::kAnd)
+    return split_guard(cond->lhs(), var, out) && split_guard(cond->rhs(), var, out);
+  if (cond->kind() != ExprKind::kCompare) return false;
+  const auto& operands = cond->operands();
+  for (size_t i = 0; i + 1 < operands.size(); ++i) {
+    const ExprRef& a = operands[i];
+    const ExprRef& b = operands[i + 1];
+    const leir::CompareOp op = cond->compare_ops()[i];
+    std::optional<leir::AffineForm> fa = leir::affine_form(*a);
+    std::optional<leir::AffineForm> fb = leir::affine_form(*b);
+    std::optional<leir::AffineForm> d;
+    if (fa && fb) d = difference(*fa, *fb);
+    if (!d || !d->coefs.count(var)) {
+      if (analysis::mentions_var(a, var) || analysis::mentions_var(b, var)) {
+        if (d) {  // var cancels out (c-c): the link does not depend on it
+          out.residual.push_back(leir::Expr::compare({a, b}, {op}));
+          continue;
+        }
+        return false;
+      }
+      out.residual.push_back(leir::Expr::compare({a, b}, {op}));
+      continue;
+    }
+    leir::AffineForm plus_one = *d;
+    plus_one.constant += 1;
+    switch (op) {
+      case leir::CompareOp::kLe: bound_from(*d, var, out.bounds); break;
+      case leir::CompareOp::kLt: bound_from(plus_one, var, out.bounds); break;
+      case leir::CompareOp::kGe: bound_from(leir::negated(*d), var, out.bounds); break;
+      case leir::CompareOp::kGt: {
+        leir::AffineForm f = leir::negated(*d);
+        f.constant += 1;
+        bound_from(f, var, out.bounds);
+        break;
+      }
+      case leir::CompareOp::kEq:
+        bound_from(*d, var, out.bounds);
+        bound_from(leir::negated(*d), var, out.bounds);
+        break;
+      case leir::CompareOp::kNe: return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<GuardedLoopRange> guarded_loop_range(const leir::Stmt& s, const std::string& var) {
+  const ExprRef& rhs = s.rhs;
+  ExprRef self;
+  ExprRef guarded;
+  bool is_sum = false;
+  if (rhs->kind() == ExprKind::kBinary && rhs->binary_op() == leir::BinaryOp::kAdd) {
+    is_sum = true;
+    if (leir::equal(rhs->lhs(), s.lhs)) guarded = rhs->rhs();
+    else if (leir::equal(rhs->rhs(), s.lhs)) guarded = rhs->lhs();
+  } else if (rhs->kind() == ExprKind::kCall && (rhs->function() == leir::Function::kMax ||
+                                                rhs->function() == leir::Function::kMin)) {
+    if (leir::equal(rhs->args()[0], s.lhs)) guarded = rhs->args()[1];
+    else if (leir::equal(rhs->args()[1], s.lhs)) guarded = rhs->args()[0];
+  }
+  if (!guarded || guarded->kind() != ExprKind::kCall ||
+      guarded->function() != leir::Function::kIfThenElse)
+    return std::nullopt;
+  const ExprRef& otherwise = guarded->args()[2];
+  const bool no_op = is_sum ? is_zero(otherwise)
+                            : is_inf(otherwise, rhs->function() == leir::Function::kMax);
+  if (!no_op || analysis::mentions_tensor(guarded->args()[0], s.lhs->name())) return std::nullopt;
+  GuardedLoopRange out;
+  if (!split_guard(guarded->args()[0], var, out) || out.bounds.empty()) return std::nullopt;
+  std::vector<ExprRef> kept = rhs->children();
+  for (ExprRef& c : kept)
+    if (c == guarded) c = guarded->args()[1];
+  out.stmt = leir::Stmt{s.lhs, rhs->with_children(std::move(kept))};
+  return out;
+}
+
 std::map<std::string, std::set<size_t>> blocks_using(const leir::Program& p) {
   std::map<std::string, std::set<size_t>> out;
   leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext& ctx) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "leir/interval.h"
 #include "leir/ir.h"
 #include "leir/tensor_table.h"
 
@@ -71,6 +72,25 @@ struct TensorInitPlan {
 // One entry per written tensor whose mode is not kNone.
 std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p,
                                                           const leir::TensorTable& table);
+
+// An accumulation whose guard bounds its loop variable `var`:
+//   X = X + if_then_else(cond, e, 0)   (either operand order; max(X, ...) with -inf, min with inf)
+// An iteration whose guard is false leaves X as it was, so the loop can run over just the range
+// the guard allows, without testing it per iteration (a transposed convolution's
+// `0<=c-f*3<256`, an exclusive prefix sum's `c<=a`). `cond` is a conjunction (&) of comparison
+// chains (< <= > >= ==); every link whose two sides differ in `var` compares affine index
+// expressions. The other links are kept as a test inside the loop (`residual`, loop-invariant).
+struct GuardBound {
+  leir::AffineForm numerator;  // over the other loop variables
+  int64_t divisor = 1;         // > 0
+  bool lower = false;          // var >= ceil(numerator / divisor); else var <= floor(...)
+};
+struct GuardedLoopRange {
+  leir::Stmt stmt;  // the accumulation of the guarded value alone: X = X + e
+  std::vector<GuardBound> bounds;
+  std::vector<leir::ExprRef> residual;  // comparisons that do not involve `var`
+};
+std::optional<GuardedLoopRange> guarded_loop_range(const leir::Stmt& s, const std::string& var);
 
 // Which top-level blocks reference each tensor (reads or writes).
 std::map<std::string, std::set<size_t>> blocks_using(const leir::Program& p);

@@ -61,6 +61,12 @@ std::optional<Interval> affine_interval(const AffineForm& f, const VarRanges& ra
 
 }  // namespace
 
+AffineForm negated(AffineForm f) {
+  f.constant = -f.constant;
+  for (auto& [var, coef] : f.coefs) coef = -coef;
+  return f;
+}
+
 std::optional<AffineForm> affine_form(const Expr& e) {
   switch (e.kind()) {
     case ExprKind::kNumber: {

@@ -28,6 +28,9 @@ struct AffineForm {
   std::map<std::string, int64_t> coefs;
 };
 
+// -f (every coefficient and the constant negated).
+AffineForm negated(AffineForm f);
+
 // Loop variable → its inclusive range.
 using VarRanges = std::map<std::string, Interval, std::less<>>;
 

@@ -17,6 +17,8 @@
 #include "codegen_programs.h"
 #include "interp/interpreter.h"
 #include "leir/parser.h"
+#include "leir/printer.h"
+#include "codegen/lowering_facts.h"
 
 namespace steptp::codegen {
 namespace {
@@ -253,6 +255,80 @@ TEST(CEmitter, IndexGuardsCompareInIntegers) {
   EXPECT_EQ(count(kernel, "stp_mod_f("), 1) << kernel;  // (c-4)%3 < c*0.5
   EXPECT_NE(kernel.find("(stp_mod_f((((double)i_c) - 4.0), 3.0) < (((double)i_c) * 0.5))"),
             std::string::npos) << kernel;
+}
+
+// A guarded accumulation's innermost loop of 16+ iterations runs over the range its guard
+// allows, with no per-iteration test left (links without the loop variable stay a test); the
+// bounds divide with floor semantics. A loop of 5 keeps its guard: GCC unrolls it.
+TEST(CEmitter, GuardedAccumulationsLoopOverTheRangeTheirGuardAllows) {
+  CSource c = emitted("guarded_accumulation_ranges");
+  std::string conv = block_code(c.code, 0);
+  EXPECT_NE(conv.find("for (int64_t i_c = stp_max_i(0, (0 + (2 * i_f))); "
+                      "i_c < stp_min_i(24, (19 + (2 * i_f)) + 1); ++i_c)"),
+            std::string::npos) << conv;
+  EXPECT_EQ(count(conv, "?"), 0) << conv;
+  std::string taps = block_code(c.code, 1);  // 0 <= c-3f < 20: ceil((c-19)/3) <= f <= floor(c/3)
+  EXPECT_NE(taps.find("i_f = stp_max_i(0, -stp_floordiv_i((19 + ((-1) * i_c)), 3)); "
+                      "i_f < stp_min_i(16, stp_floordiv_i((0 + (1 * i_c)), 3) + 1)"),
+            std::string::npos) << taps;
+  std::string prefix = block_code(c.code, 2);
+  EXPECT_NE(prefix.find("i_c = 0; i_c < stp_min_i(20, ((-1) + (1 * i_a)) + 1)"), std::string::npos)
+      << prefix;
+  EXPECT_EQ(count(prefix, "?"), 0) << prefix;
+  std::string with_residual = block_code(c.code, 3);
+  EXPECT_NE(with_residual.find("if (((i_a >= 1)))"), std::string::npos) << with_residual;
+  EXPECT_EQ(count(with_residual, "?"), 0) << with_residual;
+
+  Result<leir::Program> short_taps = leir::parse_program(
+      "input Y f64[20]\noutput S f64[40]\n"
+      "L^{40}_{c=0}L^{5}_{f=0}[S^{f64,g}_{c}=S^{f64,g}_{c}+if_then_else(0<=c-f*3<20,"
+      "Y^{f64,g}_{c-f*3},0);];\n");
+  ASSERT_TRUE(short_taps.ok()) << short_taps.error().render();
+  Result<CSource> kept = emit_c(*short_taps, CEmitOptions{});
+  ASSERT_TRUE(kept.ok()) << kept.error().render();
+  EXPECT_NE(block_code(kept->code, 0).find("for (int64_t i_f = 0; i_f < 5; ++i_f)"),
+            std::string::npos) << kept->code;
+}
+
+// Which guards give a loop range: only when a false guard leaves the accumulation unchanged
+// (0 for +, -inf for max, inf for min) and every link on the loop variable is affine.
+TEST(GuardedLoopRange, BoundsTheLoopOnlyWhereAFalseGuardIsANoOp) {
+  auto range = [](const char* stmt, const char* var) {
+    Result<std::vector<leir::Block>> body = leir::parse_body(stmt);
+    STEPTP_CHECK(body.ok(), "test statement does not parse");
+    return guarded_loop_range(*body->front().body[0].stmt, var);
+  };
+  std::optional<GuardedLoopRange> taps =
+      range("L^{8}_{c=0}L^{5}_{f=0}[S^{f64,g}_{c}=S^{f64,g}_{c}+if_then_else(0<=c-f*3<256,"
+            "Y^{f64,g}_{c-f*3},0);];", "f");
+  ASSERT_TRUE(taps);
+  ASSERT_EQ(taps->bounds.size(), 2u);
+  // 0 <= c-3f: f <= floor(c/3); c-3f < 256: f >= ceil((c-255)/3).
+  EXPECT_FALSE(taps->bounds[0].lower);
+  EXPECT_EQ(taps->bounds[0].divisor, 3);
+  EXPECT_EQ(taps->bounds[0].numerator.constant, 0);
+  EXPECT_EQ(taps->bounds[0].numerator.coefs, (std::map<std::string, int64_t>{{"c", 1}}));
+  EXPECT_TRUE(taps->bounds[1].lower);
+  EXPECT_EQ(taps->bounds[1].divisor, 3);
+  EXPECT_EQ(taps->bounds[1].numerator.constant, -255);
+  EXPECT_EQ(taps->bounds[1].numerator.coefs, (std::map<std::string, int64_t>{{"c", 1}}));
+  EXPECT_EQ(leir::print(taps->stmt.rhs), "S^{f64,g}_{c}+Y^{f64,g}_{c-f*3}");
+  EXPECT_TRUE(range("L^{8}_{a=0}L^{8}_{c=0}[M^{f64,g}_{a}=min(if_then_else(c>=a,Y^{f64,g}_{c},"
+                    "inf),M^{f64,g}_{a});];", "c"));
+  // Not a no-op when false: a plain store, another else value, max with +inf.
+  EXPECT_FALSE(range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=if_then_else(c<a,Y^{f64,g}_{c},0);];",
+                     "c"));
+  EXPECT_FALSE(range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=P^{f64,g}_{a}+"
+                     "if_then_else(c<a,Y^{f64,g}_{c},1);];", "c"));
+  EXPECT_FALSE(range("L^{8}_{a=0}L^{8}_{c=0}[M^{f64,g}_{a}=max(M^{f64,g}_{a},"
+                     "if_then_else(c<a,Y^{f64,g}_{c},inf));];", "c"));
+  // Not a range: !=, a tensor in a link on the variable, no link on the variable at all.
+  EXPECT_FALSE(range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=P^{f64,g}_{a}+"
+                     "if_then_else(c!=a,Y^{f64,g}_{c},0);];", "c"));
+  EXPECT_FALSE(range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=P^{f64,g}_{a}+"
+                     "if_then_else(Y^{f64,g}_{c}>0,Y^{f64,g}_{c},0);];", "c"));
+  EXPECT_FALSE(range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=P^{f64,g}_{a}+"
+                     "if_then_else(a<3,Y^{f64,g}_{c},0);];", "c"));
 }
 
 // Benchmark inputs are written straight into the kernel's buffers (a workload's inputs can be

@@ -192,6 +192,23 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "B^{2}_{tx=0}L^{9}_{c=0}[D^{f64,g}_{tx,c}=if_then_else((c-4)%3<c*0.5,"
        "A^{f64,g}_{tx,0,c//2},-1);];"
        "\n"},
+      // Guarded accumulations whose innermost loop (16+ iterations) runs over the range its guard
+      // allows (guarded_loop_range): a dilated transposed convolution's output loop, a tap
+      // loop bounded through a coefficient of -3 with negative numerators (floor and ceil), an
+      // exclusive prefix sum whose first row's range is empty, and a max with -inf whose guard
+      // keeps a link without the loop variable (a>=1) as a test inside the loop.
+      {"guarded_accumulation_ranges",
+       "input A f64[2,3,20]\nparam W f64[3,4,3]\ninput Y f64[20]\ninput X f64[2,20]\n"
+       "output C f64[2,4,24]\noutput S f64[40]\noutput P f64[2,20]\noutput M f64[2,5]\n"
+       "B^{2}_{tx=0}L^{4}_{a=0}L^{3}_{d=0}L^{3}_{f=0}L^{24}_{c=0}[C^{f64,g}_{tx,a,c}="
+       "C^{f64,g}_{tx,a,c}+if_then_else(0<=c-f*2<20,A^{f64,g}_{tx,d,c-f*2}*W^{f64,g}_{d,a,f},0);];"
+       "L^{40}_{c=0}L^{16}_{f=0}[S^{f64,g}_{c}=if_then_else(0<=c-f*3<20,Y^{f64,g}_{c-f*3},0)+"
+       "S^{f64,g}_{c};];"
+       "B^{2}_{tx=0}L^{20}_{a=0}L^{20}_{c=0}[P^{f64,g}_{tx,a}=P^{f64,g}_{tx,a}+"
+       "if_then_else(c<a,X^{f64,g}_{tx,c},0);];"
+       "B^{2}_{tx=0}L^{5}_{a=0}L^{20}_{c=0}[M^{f64,g}_{tx,a}=max(M^{f64,g}_{tx,a},"
+       "if_then_else(a>=1&3*c+1<2*a+40&c>=a,X^{f64,g}_{tx,c}*(a+1),(-inf)));];"
+       "\n"},
   };
   return programs;
 }
