@@ -2,9 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <sys/mman.h>
+
 #include <cmath>
 #include <cstring>
-#include <sys/mman.h>
 #include <limits>
 
 #include "codegen/c_expr.h"

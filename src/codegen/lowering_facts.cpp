@@ -276,7 +276,6 @@ bool split_guard(const ExprRef& cond, const std::string& var, GuardedLoopRange& 
 
 std::optional<GuardedLoopRange> guarded_loop_range(const leir::Stmt& s, const std::string& var) {
   const ExprRef& rhs = s.rhs;
-  ExprRef self;
   ExprRef guarded;
   bool is_sum = false;
   if (rhs->kind() == ExprKind::kBinary && rhs->binary_op() == leir::BinaryOp::kAdd) {
