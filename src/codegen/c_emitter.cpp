@@ -465,8 +465,8 @@ class CEmitter {
   std::string ranged_for_header(const leir::Loop& l, const GuardedLoopRange& r) const {
     std::string lo = "0";
     std::string hi = std::to_string(l.extent);
+    auto index = [&](const leir::AffineForm& f) { return expr_.index(affine_expr(f)); };
     for (const GuardBound& b : r.bounds) {
-      auto index = [&](const leir::AffineForm& f) { return expr_.index(affine_expr(f)); };
       if (b.lower) {  // ceil(n/d) = -floor(-n/d)
         std::string v = b.divisor == 1 ? index(b.numerator)
                                        : fmt::format("-stp_floordiv_i({}, {})",

@@ -200,14 +200,6 @@ bool is_inf(const ExprRef& e, bool negative) {
   return e->kind() == ExprKind::kInf;
 }
 
-leir::AffineForm difference(const leir::AffineForm& a, const leir::AffineForm& b) {
-  leir::AffineForm d = a;
-  d.constant -= b.constant;
-  for (const auto& [v, c] : b.coefs)
-    if ((d.coefs[v] -= c) == 0) d.coefs.erase(v);
-  return d;
-}
-
 // Adds the bound `f <= 0` puts on `var` (f affine, its coefficient of var nonzero).
 void bound_from(leir::AffineForm f, const std::string& var, std::vector<GuardBound>& out) {
   const int64_t k = f.coefs.at(var);
@@ -235,33 +227,25 @@ bool split_guard(const ExprRef& cond, const std::string& var, GuardedLoopRange& 
     const ExprRef& a = operands[i];
     const ExprRef& b = operands[i + 1];
     const leir::CompareOp op = cond->compare_ops()[i];
-    std::optional<leir::AffineForm> fa = leir::affine_form(*a);
-    std::optional<leir::AffineForm> fb = leir::affine_form(*b);
-    std::optional<leir::AffineForm> d;
-    if (fa && fb) d = difference(*fa, *fb);
+    // a OP b as d OP 0 with d = a - b (coefficients that cancel are dropped).
+    std::optional<leir::AffineForm> d =
+        leir::affine_form(*leir::Expr::binary(leir::BinaryOp::kSub, a, b));
     if (!d || !d->coefs.count(var)) {
-      if (analysis::mentions_var(a, var) || analysis::mentions_var(b, var)) {
-        if (d) {  // var cancels out (c-c): the link does not depend on it
-          out.residual.push_back(leir::Expr::compare({a, b}, {op}));
-          continue;
-        }
-        return false;
-      }
+      // Not affine and on var: no range. Otherwise the link does not depend on var (c-c cancels).
+      if (!d && (analysis::mentions_var(a, var) || analysis::mentions_var(b, var))) return false;
       out.residual.push_back(leir::Expr::compare({a, b}, {op}));
       continue;
     }
-    leir::AffineForm plus_one = *d;
-    plus_one.constant += 1;
+    // Every link as f <= 0: a < b is a - b + 1 <= 0, a >= b is b - a <= 0.
+    auto plus_one = [](leir::AffineForm f) {
+      f.constant += 1;
+      return f;
+    };
     switch (op) {
       case leir::CompareOp::kLe: bound_from(*d, var, out.bounds); break;
-      case leir::CompareOp::kLt: bound_from(plus_one, var, out.bounds); break;
+      case leir::CompareOp::kLt: bound_from(plus_one(*d), var, out.bounds); break;
       case leir::CompareOp::kGe: bound_from(leir::negated(*d), var, out.bounds); break;
-      case leir::CompareOp::kGt: {
-        leir::AffineForm f = leir::negated(*d);
-        f.constant += 1;
-        bound_from(f, var, out.bounds);
-        break;
-      }
+      case leir::CompareOp::kGt: bound_from(plus_one(leir::negated(*d)), var, out.bounds); break;
       case leir::CompareOp::kEq:
         bound_from(*d, var, out.bounds);
         bound_from(leir::negated(*d), var, out.bounds);
