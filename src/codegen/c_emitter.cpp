@@ -358,6 +358,59 @@ class CEmitter {
     w_.close();
   }
 
+  // Output-stationary vector accumulators (see find_stationary_tile): every element one pass
+  // of the reduction loops updates — per jammed iteration, the row as vectors — is loaded into
+  // a register before the loops and stored after them.
+  void emit_stationary_tile(const leir::Block& b, const StationaryTile& t) {
+    const leir::Stmt& s = *b.body[0].stmt;
+    const leir::Loop& row = b.loops.back();
+    // Calls fn(name) for each accumulator, in a scope that fixes the jammed variables to its
+    // iteration and the row variable to its first element.
+    auto for_each_accumulator = [&](const auto& fn) {
+      for (int64_t r = 0; r < t.rows; ++r) {
+        std::vector<std::string> pinned;
+        int64_t rest = r;
+        for (size_t k = t.jammed.size(); k-- > 0;) {
+          const leir::Loop& l = b.loops[t.jammed[k]];
+          pinned.insert(pinned.begin(), fmt::format("const int64_t {} = {};", c_var_name(l.var),
+                                                    rest % l.extent));
+          rest /= l.extent;
+        }
+        for (int64_t v = 0; v < t.vectors; ++v) {
+          w_.open(fmt::format("{{ {} const int64_t {} = {};", fmt::join(pinned, " "),
+                              c_var_name(row.var), stationary_vector_start(row.extent, v)));
+          fn(fmt::format("stp_v{}_{}", r, v));
+          w_.close();
+        }
+      }
+    };
+    auto as_vector = [](const std::string& element) {
+      return fmt::format("(*(stp_v4d*)&{})", element);
+    };
+    std::vector<std::string> names;
+    for_each_accumulator([&](const std::string& name) { names.push_back(name); });
+    w_.open("{");
+    // Under-aligned and may_alias: a load or store of four doubles at any element address.
+    w_.line("typedef double stp_v4d __attribute__((vector_size(32), aligned(8), may_alias));");
+    w_.line(fmt::format("stp_v4d {};", fmt::join(names, ", ")));
+    for_each_accumulator([&](const std::string& name) {
+      w_.line(fmt::format("{} = {};", name, as_vector(expr_.element(s.lhs))));
+    });
+    for (size_t k : t.reduction) w_.open(for_header(b.loops[k]));
+    for_each_accumulator([&](const std::string& name) {
+      expr_.substitute(s.lhs, name);
+      for (const leir::ExprRef& r : t.row_reads) expr_.substitute(r, as_vector(expr_.element(r)));
+      std::string value = expr_.value(s.rhs);
+      expr_.clear_substitution();
+      w_.line(fmt::format("{} = {};", name, value));
+    });
+    for (size_t k = 0; k < t.reduction.size(); ++k) w_.close();
+    for_each_accumulator([&](const std::string& name) {
+      w_.line(fmt::format("{} = {};", as_vector(expr_.element(s.lhs)), name));
+    });
+    w_.close();
+  }
+
   // `inside_parallel`: an enclosing loop already runs in a parallel region; `inside_serial`: an
   // enclosing loop runs sequentially.
   // `top_header`: b's loops are (the rest of) a top-level block's header, counted in top_depth_.
@@ -372,7 +425,11 @@ class CEmitter {
     if (options_.openmp && !b.loops.empty() &&
         (jam_op = lane_reduction_operator(b, b.loops.back())))
       jam = find_lane_jam(b);
-    const size_t header_end = jam ? jam->first : b.loops.size();
+    std::optional<StationaryTile> tile;
+    if (!jam && b.body.size() == 1 && b.body[0].is_stmt() &&
+        !is_tracked(b.body[0].stmt->lhs->name()))
+      tile = find_stationary_tile(b, table_);
+    const size_t header_end = jam ? jam->first : tile ? tile->first : b.loops.size();
     std::optional<GuardedLoopRange> range;  // of the innermost loop (guarded_loop_range)
     for (size_t i = 0; i < header_end; ++i) {
       const leir::Loop& l = b.loops[i];
@@ -436,6 +493,11 @@ class CEmitter {
     }
     if (jam) {
       emit_lane_jam(b, *jam, *jam_op);
+      close_loops(opened, top_header);
+      return;
+    }
+    if (tile) {
+      emit_stationary_tile(b, *tile);
       close_loops(opened, top_header);
       return;
     }

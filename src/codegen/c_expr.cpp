@@ -280,17 +280,14 @@ void CExprPrinter::store_as_slice(const std::string& tensor, std::vector<bool> f
 }
 
 void CExprPrinter::substitute(ExprRef access, std::string text) {
-  subst_access_ = std::move(access);
-  subst_text_ = std::move(text);
+  substitutions_.emplace_back(std::move(access), std::move(text));
 }
 
-void CExprPrinter::clear_substitution() {
-  subst_access_.reset();
-  subst_text_.clear();
-}
+void CExprPrinter::clear_substitution() { substitutions_.clear(); }
 
 std::string CExprPrinter::load(const ExprRef& access) const {
-  if (subst_access_ && leir::equal(access, subst_access_)) return subst_text_;
+  for (const auto& [substituted, text] : substitutions_)
+    if (leir::equal(access, substituted)) return text;
   std::string el = element(access);
   switch (info(access->name()).dtype) {
     case DType::kF64: return el;

@@ -42,8 +42,9 @@ class CExprPrinter {
 
   const leir::TensorInfo& info(const std::string& tensor) const;
 
-  // While set, loads of exactly this access print as `text` (the CUDA backend's CAS loop
-  // evaluates an accumulation on the value it read atomically).
+  // Until cleared, loads of exactly this access print as `text` (the CUDA backend's CAS loop
+  // evaluates an accumulation on the value it read atomically; register tiles read their
+  // accumulators). Several accesses may be substituted at once.
   void substitute(leir::ExprRef access, std::string text);
   void clear_substitution();
 
@@ -54,8 +55,7 @@ class CExprPrinter {
  private:
   const leir::TensorTable& table_;
   std::map<std::string, std::vector<bool>> slices_;
-  leir::ExprRef subst_access_;
-  std::string subst_text_;
+  std::vector<std::pair<leir::ExprRef, std::string>> substitutions_;
 };
 
 std::string c_double_literal(const leir::Expr& number);

@@ -329,6 +329,8 @@ std::map<std::string, LocalArrayPlan> plan_local_arrays(
         break;
       }
     if (std::optional<LaneJam> jam = find_lane_jam(block)) deepest = std::min(deepest, jam->first);
+    if (std::optional<StationaryTile> tile = find_stationary_tile(block, table))
+      deepest = std::min(deepest, tile->first);
     for (size_t d = 0; d < deepest; ++d) {
       // The condition operator_fusion establishes when it fuses under common loops.
       std::optional<size_t> at = analysis::position_fixed_by(accesses, block.loops[d].var);
@@ -382,6 +384,93 @@ std::optional<LaneJam> find_lane_jam(const leir::Block& b) {
   }
   jam.first = jam.jammed.front();
   return jam;
+}
+
+namespace {
+
+// The reads of an expression built only from + - * /, negation, numbers and tensor reads
+// (what vector arithmetic can evaluate lane by lane), appended to `reads`; false otherwise.
+bool collect_lane_wise_reads(const ExprRef& e, std::vector<ExprRef>& reads) {
+  switch (e->kind()) {
+    case ExprKind::kNumber: return true;
+    case ExprKind::kAccess: reads.push_back(e); return true;
+    case ExprKind::kNeg: return collect_lane_wise_reads(e->operand(), reads);
+    case ExprKind::kBinary:
+      switch (e->binary_op()) {
+        case BinaryOp::kAdd: case BinaryOp::kSub: case BinaryOp::kMul: case BinaryOp::kDiv:
+          return collect_lane_wise_reads(e->lhs(), reads) && collect_lane_wise_reads(e->rhs(), reads);
+        default: return false;
+      }
+    default: return false;
+  }
+}
+
+// Consecutive iterations of `var` touch consecutive elements: the variable is in the last
+// subscript with coefficient 1 and in no other (`required`: it must be there at all).
+bool runs_along(const ExprRef& access, const std::string& var, bool required) {
+  const auto& idx = access->indices();
+  for (size_t k = 0; k + 1 < idx.size(); ++k)
+    if (analysis::mentions_var(idx[k], var)) return false;
+  if (idx.empty() || !analysis::mentions_var(idx.back(), var)) return !required;
+  std::optional<leir::AffineForm> f = leir::affine_form(*idx.back());
+  if (!f) return false;
+  auto c = f->coefs.find(var);
+  return c != f->coefs.end() && c->second == 1;
+}
+
+bool serial_or_unrolled(leir::LoopKind k) {
+  return k == leir::LoopKind::kSerial || k == leir::LoopKind::kUnrolled;
+}
+
+}  // namespace
+
+int64_t stationary_vector_start(int64_t row_extent, int64_t v) {
+  return std::min(v * kStationaryLanes, row_extent - kStationaryLanes);
+}
+
+std::optional<StationaryTile> find_stationary_tile(const leir::Block& b,
+                                                   const leir::TensorTable& table) {
+  if (b.loops.size() < 2 || b.body.size() != 1 || !b.body[0].is_stmt()) return std::nullopt;
+  const leir::Stmt& s = *b.body[0].stmt;
+  std::optional<analysis::Accumulation> acc = analysis::match_accumulation(s);
+  if (!acc || acc->op != analysis::AccumulateOp::kSum) return std::nullopt;
+  const leir::Loop& row = b.loops.back();
+  if (!serial_or_unrolled(row.kind) && row.kind != leir::LoopKind::kVectorized)
+    return std::nullopt;
+  StationaryTile t;
+  t.vectors = (row.extent + kStationaryLanes - 1) / kStationaryLanes;
+  if (row.extent < kStationaryLanes || t.vectors > kMaxStationaryVectors) return std::nullopt;
+  std::vector<ExprRef> reads;
+  if (!collect_lane_wise_reads(s.rhs, reads)) return std::nullopt;
+  auto is_f64 = [&](const ExprRef& a) {
+    const leir::TensorInfo* info = table.find(a->name());
+    return info != nullptr && info->dtype == leir::DType::kF64;
+  };
+  if (!is_f64(s.lhs) || !runs_along(s.lhs, row.var, true)) return std::nullopt;
+  for (const ExprRef& r : reads) {
+    if (!is_f64(r) || !runs_along(r, row.var, false)) return std::nullopt;
+    if (analysis::mentions_var(r, row.var) && !is_self(r, s)) t.row_reads.push_back(r);
+  }
+  if (!analysis::is_independent_loop(b, row.var)) return std::nullopt;
+  int64_t shared_updates = 1;  // reduction iterations that reuse the registers
+  size_t k = b.loops.size() - 1;
+  for (; k > 0; --k) {
+    const leir::Loop& l = b.loops[k - 1];
+    if (!serial_or_unrolled(l.kind) || l.extent < 1) break;
+    if (!analysis::mentions_var(s.lhs, l.var)) {
+      t.reduction.insert(t.reduction.begin(), k - 1);
+      shared_updates = saturating_mul(shared_updates, l.extent);
+      continue;
+    }
+    const int64_t rows = t.rows * l.extent;
+    if (rows * t.vectors > kMaxStationaryVectors || !analysis::is_independent_loop(b, l.var))
+      break;
+    t.rows = rows;
+    t.jammed.insert(t.jammed.begin(), k - 1);
+  }
+  if (t.reduction.empty() || shared_updates < 2) return std::nullopt;
+  t.first = k;
+  return t;
 }
 
 }  // namespace steptp::codegen

@@ -143,4 +143,38 @@ struct LaneJam {
 // nullopt when the block is not such a nest or nothing can be jammed.
 std::optional<LaneJam> find_lane_jam(const leir::Block& b);
 
+// Output-stationary vector accumulators — the C backend's register tile for a row of outputs.
+// A block whose one statement accumulates X = X + e (a sum; f64 throughout; e built from
+// + - * /, negation, numbers and tensor reads) and whose innermost loop, the "row" (at least
+// one vector long), is independent, its variable entering X's last subscript with coefficient
+// 1 and no other subscript (consecutive elements), as it enters every read that mentions it.
+// Walking outward from the row, loops whose variable X's subscript lacks are "reduction" loops
+// (serial or unrolled; they stay loops) and independent serial or unrolled loops whose
+// variable it has are "jammed" (fully unrolled). The elements one pass of the reduction loops
+// updates — the jammed iterations times the row — stay in vector registers across those loops:
+// loaded once before, stored once after, instead of a load and a store around every update.
+// A row that is not a whole number of vectors ends with a vector overlapping the one before
+// it; the shared elements get the same updates in both, so both store the same values. Each
+// element still receives its updates in their original order: the results are bit-identical.
+// A convolution row kept across its taps, or a GEMM micro-kernel (rows jammed, k reduced).
+constexpr int64_t kStationaryLanes = 4;        // doubles per 256-bit vector
+constexpr int64_t kMaxStationaryVectors = 12;  // of the 16 vector registers
+
+struct StationaryTile {
+  size_t first = 0;               // b.loops[first..] are lowered together
+  std::vector<size_t> reduction;  // loop indices kept as loops, outermost first
+  std::vector<size_t> jammed;     // loop indices unrolled, outermost first
+  int64_t rows = 1;               // product of the jammed extents
+  int64_t vectors = 0;            // per row: ceil(row extent / kStationaryLanes)
+  std::vector<leir::ExprRef> row_reads;  // reads that move along the row: vector loads
+};
+
+// The first row element of vector v (the last one ends at the row's end).
+int64_t stationary_vector_start(int64_t row_extent, int64_t v);
+
+// nullopt when the block is not such a nest, or nothing would stay in registers (no
+// reduction iterations to share, or too many accumulators for the registers).
+std::optional<StationaryTile> find_stationary_tile(const leir::Block& b,
+                                                   const leir::TensorTable& table);
+
 }  // namespace steptp::codegen

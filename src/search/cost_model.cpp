@@ -25,6 +25,9 @@
 //   independent chains.
 //   Every run of a lane-reduction loop also costs 4 per accumulator (load it, reduce the lanes
 //   into it, store it): a run is the V loop, or the V loop and the loops collapsed with it.
+//   Rows kept in vector registers (the C backend holds the elements a sum updates across the
+//   loops that reduce into them, codegen::find_stationary_tile): the destination's read and
+//   write cost nothing, and an access shared by the jammed rows is charged once per copy.
 // The innermost loop is the innermost one with more than one iteration.
 // lanes: what the C compiler runs side by side in the innermost loop —
 //   - a vectorized (V) loop of independent iterations or of reduction lanes (loop_vectorization),
@@ -248,18 +251,25 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
     // Register-tiled reduction lanes (codegen::find_lane_jam): the jammed copies of an access
     // that does not mention a jammed loop are one load, shared by the accumulators.
     std::optional<codegen::LaneJam> jam;
-    if (ctx.nest && inner && &ctx.nest->loops.back() == inner)
+    std::optional<codegen::StationaryTile> tile;  // rows kept in vector registers
+    if (ctx.nest && inner && &ctx.nest->loops.back() == inner) {
       jam = codegen::find_lane_jam(*ctx.nest);
+      if (!jam && table.ok()) tile = codegen::find_stationary_tile(*ctx.nest, *table);
+    }
+    const std::vector<size_t> no_jammed_loops;
+    const std::vector<size_t>& jammed =
+        jam ? jam->jammed : tile ? tile->jammed : no_jammed_loops;
+    const double accumulators =
+        static_cast<double>(jam ? jam->accumulators : tile ? tile->rows : 1);
     auto shared_by = [&](const leir::Expr& access) {
-      if (!jam) return 1.0;
       double copies = 1;
-      for (size_t k : jam->jammed)
+      for (size_t k : jammed)
         for (const leir::ExprRef& i : access.indices())
           if (analysis::mentions_var(i, ctx.nest->loops[k].var)) {
             copies *= static_cast<double>(ctx.nest->loops[k].extent);
             break;
           }
-      return static_cast<double>(jam->accumulators) / copies;
+      return accumulators / copies;
     };
     auto charge = [&](const leir::ExprRef& e) {
       if (is_libm_call(*e)) {
@@ -267,6 +277,7 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
         calls_libm = true;
       }
       if (e->kind() != leir::ExprKind::kAccess) return;
+      if (tile && leir::equal(e, s.lhs)) return;  // a register
       const std::vector<int64_t>* shape = shape_of(p, e->name(), inferred_shape(e->name()));
       Stride st = inner ? stride_of(*e, inner->var, shape) : Stride::kInvariant;
       const int64_t elements = shape ? leir::element_count(*shape) : int64_t{1} << 20;

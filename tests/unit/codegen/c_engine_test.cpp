@@ -193,9 +193,10 @@ TEST(CEmitter, SmallBoundLoopsInsideSerialLoopsRunSequentially) {
 // interchange leaves the schedule's order alone. A convolution row (d innermost, stored every
 // step) ran 2x slower behind the check and 3x slower interchanged.
 TEST(CEmitter, LoopNestsGetRestrictPointersAndKeepTheirOrder) {
+  // Rows of 62, too wide to stay in registers (find_stationary_tile): GCC vectorizes the loop.
   Result<leir::Program> p = leir::parse_program(
-      "input A f64[2,3,32,32]\nparam C f64[16,3,3,3]\noutput F f64[2,16,30,30]\n"
-      "B^{2}_{tx=0}L^{16}_{a=0}L^{30}_{c=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}L^{30}_{d=0}"
+      "input A f64[2,3,32,64]\nparam C f64[16,3,3,3]\noutput F f64[2,16,30,62]\n"
+      "B^{2}_{tx=0}L^{16}_{a=0}L^{30}_{c=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}L^{62}_{d=0}"
       "[F^{f64,g}_{tx,a,c,d}=F^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];\n",
       "conv.leir");
   ASSERT_TRUE(p.ok()) << p.error().render();
@@ -288,6 +289,109 @@ TEST(CEmitter, GuardedAccumulationsLoopOverTheRangeTheirGuardAllows) {
   ASSERT_TRUE(kept.ok()) << kept.error().render();
   EXPECT_NE(block_code(kept->code, 0).find("for (int64_t i_f = 0; i_f < 5; ++i_f)"),
             std::string::npos) << kept->code;
+}
+
+TEST(CEmitter, RowsAccumulatedAcrossReductionLoopsStayInVectorRegisters) {
+  CSource c = emitted("stationary_vector_tiles");
+  auto after_loops = [](const std::string& code, const std::string& last_loop,
+                        const std::string& store) {  // every store follows the last loop
+    size_t loop = code.rfind(last_loop), first_store = code.find(store);
+    return loop != std::string::npos && first_store != std::string::npos && first_store > loop;
+  };
+  std::string conv = block_code(c.code, 0);
+  EXPECT_NE(conv.find("stp_v4d stp_v0_0, stp_v0_1, stp_v0_2;"), std::string::npos) << conv;
+  EXPECT_NE(conv.find("const int64_t i_d = 6;"), std::string::npos) << conv;  // overlapping
+  EXPECT_EQ(conv.find("for (int64_t i_d"), std::string::npos) << conv;
+  EXPECT_TRUE(after_loops(conv, "for (int64_t i_g", ") = stp_v0_")) << conv;
+  std::string kernel = block_code(c.code, 1);  // 6 rows x 2 vectors, only k stays a loop
+  EXPECT_NE(kernel.find("stp_v5_1"), std::string::npos) << kernel;
+  EXPECT_EQ(count(kernel, "for (int64_t"), 1) << kernel;
+  EXPECT_NE(kernel.find("for (int64_t i_k = 0; i_k < 16; ++i_k)"), std::string::npos) << kernel;
+  std::string rows = block_code(c.code, 2);
+  EXPECT_NE(rows.find("const int64_t i_a = 4; const int64_t i_d = 1;"), std::string::npos) << rows;
+
+  // A product is not a sum: its rows stay in memory.
+  Result<leir::Program> product = leir::parse_program(
+      "input Y f64[3,8]\noutput E f64[8]\n"
+      "L^{3}_{k=0}L^{8}_{n=0}[E^{f64,g}_{n}=E^{f64,g}_{n}*Y^{f64,g}_{k,n};];\n");
+  ASSERT_TRUE(product.ok()) << product.error().render();
+  Result<CSource> plain = emit_c(*product, CEmitOptions{});
+  ASSERT_TRUE(plain.ok()) << plain.error().render();
+  EXPECT_EQ(plain->code.find("stp_v4d"), std::string::npos) << plain->code;
+}
+
+// Registers change where the running sums live, not how they are rounded: every element gets
+// its updates in the program's order, so the compiled outputs equal the interpreter's exactly.
+TEST(CEngine, StationaryVectorTilesAreBitIdenticalToTheInterpreter) {
+  Result<leir::Program> p =
+      leir::parse_program(program_named("stationary_vector_tiles").text, "tiles.leir");
+  ASSERT_TRUE(p.ok()) << p.error().render();
+  std::vector<leir::TensorData> inputs = seeded_inputs(*p, 7);
+  Result<std::vector<leir::TensorData>> expected = interp::run_program(*p, inputs);
+  ASSERT_TRUE(expected.ok()) << expected.error().render();
+  Result<std::vector<leir::TensorData>> got = run_compiled(*p, inputs, test_options());
+  ASSERT_TRUE(got.ok()) << got.error().render();
+  ASSERT_EQ(got->size(), expected->size());
+  for (size_t i = 0; i < got->size(); ++i) EXPECT_EQ((*got)[i].values, (*expected)[i].values);
+}
+
+// Which nests keep a row in registers: a sum whose row moves along the last subscript of the
+// destination and of every read that mentions it, with loops to reduce over.
+TEST(StationaryTile, KeepsARowInRegistersAcrossTheLoopsThatReduceIntoIt) {
+  auto tile = [](const std::string& decls, const std::string& body) {
+    Result<leir::Program> p = leir::parse_program(decls + body + "\n");
+    STEPTP_CHECK(p.ok(), "test program does not parse");
+    Result<leir::TensorTable> table = leir::infer_tensor_table(*p);
+    STEPTP_CHECK(table.ok(), "test program has no tensor table");
+    return find_stationary_tile(p->blocks.front(), *table);
+  };
+  const std::string d = "input X f64[6,16]\ninput Y f64[16,64]\noutput E f64[6,64]\n";
+  std::optional<StationaryTile> kernel =
+      tile(d, "L^{2}_{i=0}L^{16}_{k=0}L^{3}_{j=0}L^{6}_{n=0}[E^{f64,g}_{i*3+j,n}="
+              "E^{f64,g}_{i*3+j,n}-X^{f64,g}_{i*3+j,k}*Y^{f64,g}_{k,n};];");
+  ASSERT_TRUE(kernel);
+  EXPECT_EQ(kernel->first, 0u);
+  EXPECT_EQ(kernel->reduction, (std::vector<size_t>{1}));
+  EXPECT_EQ(kernel->jammed, (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(kernel->rows, 6);
+  EXPECT_EQ(kernel->vectors, 2);
+  ASSERT_EQ(kernel->row_reads.size(), 1u);
+  EXPECT_EQ(leir::print(kernel->row_reads[0]), "Y^{f64,g}_{k,n}");
+  EXPECT_EQ(stationary_vector_start(6, 1), 2);
+  // Only loops inside the first refused one join: 6 rows of 12 would need 18 vectors, more
+  // than the registers hold, so i stays an ordinary loop outside the tile's 3 rows.
+  std::optional<StationaryTile> inner =
+      tile(d, "L^{2}_{i=0}L^{3}_{j=0}L^{16}_{k=0}L^{12}_{n=0}[E^{f64,g}_{i*3+j,n}="
+              "E^{f64,g}_{i*3+j,n}+X^{f64,g}_{i*3+j,k}*Y^{f64,g}_{k,n};];");
+  ASSERT_TRUE(inner);
+  EXPECT_EQ(inner->first, 1u);
+  EXPECT_EQ(inner->jammed, (std::vector<size_t>{1}));
+  EXPECT_EQ(inner->rows, 3);
+  EXPECT_EQ(inner->vectors, 3);
+  auto refused = [&](const std::string& body) { return !tile(d, body); };
+  EXPECT_TRUE(refused("L^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}*Y^{f64,g}_{k,n};];"));
+  EXPECT_TRUE(refused("L^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=max(E^{f64,g}_{0,n},"
+                      "Y^{f64,g}_{k,n});];"));
+  EXPECT_TRUE(refused("L^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
+                      "exp(Y^{f64,g}_{k,n});];"));
+  EXPECT_TRUE(refused("L^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n*2}=E^{f64,g}_{0,n*2}+"
+                      "Y^{f64,g}_{k,n};];"));  // not consecutive
+  EXPECT_TRUE(refused("L^{16}_{k=0}L^{6}_{n=0}[E^{f64,g}_{n,0}=E^{f64,g}_{n,0}+"
+                      "Y^{f64,g}_{k,n};];"));  // the row is not the last subscript
+  EXPECT_TRUE(refused("L^{16}_{k=0}L^{6}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
+                      "Y^{f64,g}_{n,k};];"));  // a read that strides along the row
+  EXPECT_TRUE(refused("L^{16}_{k=0}L^{3}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
+                      "Y^{f64,g}_{k,n};];"));  // shorter than a vector
+  EXPECT_TRUE(refused("L^{16}_{k=0}L^{49}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
+                      "Y^{f64,g}_{k,n};];"));  // 13 vectors
+  EXPECT_TRUE(refused("L^{6}_{j=0}L^{8}_{n=0}[E^{f64,g}_{j,n}=E^{f64,g}_{j,n}+"
+                      "Y^{f64,g}_{j,n};];"));  // nothing to reduce over
+  EXPECT_TRUE(refused("L^{1}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
+                      "Y^{f64,g}_{k,n};];"));  // one update per element
+  EXPECT_TRUE(refused("P^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
+                      "Y^{f64,g}_{k,n};];"));  // a parallel loop is not reduced here
+  EXPECT_TRUE(!tile("input Y f32[16,8]\noutput E f32[8]\n",
+                    "L^{16}_{k=0}L^{8}_{n=0}[E^{f32,g}_{n}=E^{f32,g}_{n}+Y^{f32,g}_{k,n};];"));
 }
 
 // Which guards give a loop range: only when a false guard leaves the accumulation unchanged

@@ -209,6 +209,19 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "B^{2}_{tx=0}L^{5}_{a=0}L^{20}_{c=0}[M^{f64,g}_{tx,a}=max(M^{f64,g}_{tx,a},"
        "if_then_else(a>=1&3*c+1<2*a+40&c>=a,X^{f64,g}_{tx,c}*(a+1),(-inf)));];"
        "\n"},
+      // Rows kept in vector registers across the loops that reduce into them
+      // (find_stationary_tile): a convolution row of 10 over its 27 taps (vectors at 0, 4 and
+      // an overlapping one at 6); a 6x6 GEMM micro-kernel whose two row loops are unrolled
+      // around k, subtracting a scaled, divided product; and rows of 5 (vectors at 0 and 1).
+      {"stationary_vector_tiles",
+       "input A f64[2,3,6,12]\nparam C f64[4,3,3,3]\ninput X f64[6,16]\ninput Y f64[16,6]\n"
+       "output G f64[2,4,4,10]\noutput E f64[6,6]\noutput R f64[5,5]\n"
+       "B^{2}_{tx=0}L^{4}_{a=0}L^{4}_{c=0}[L^{3}_{f=0}L^{3}_{h=0}L^{3}_{g=0}L^{10}_{d=0}"
+       "[G^{f64,g}_{tx,a,c,d}=G^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];];"
+       "L^{2}_{i=0}L^{16}_{k=0}U^{3}_{j=0}L^{6}_{n=0}[E^{f64,g}_{i*3+j,n}=E^{f64,g}_{i*3+j,n}-"
+       "0.5*X^{f64,g}_{i*3+j,k}*Y^{f64,g}_{k,n}/3;];"
+       "L^{5}_{a=0}L^{8}_{c=0}L^{5}_{d=0}[R^{f64,g}_{a,d}=R^{f64,g}_{a,d}+X^{f64,g}_{a,c*2}*"
+       "Y^{f64,g}_{c*2,d};];\n"},
   };
   return programs;
 }

@@ -236,6 +236,21 @@ TEST(CostModel, JammedReductionLanesShareLoadsAndHideTheChain) {
   EXPECT_LT(estimated_cost(jammed), estimated_cost(outside));
 }
 
+// The C backend keeps the 2x8 elements of C in vector registers across k
+// (codegen::find_stationary_tile): C's read and write cost nothing, and B's load serves both
+// rows. The same nest with k parallel is not a tile and pays for all of them.
+TEST(CostModel, RowsKeptInRegistersPayNeitherTheirLoadsNorTheirStores) {
+  const std::string decls = "input A f64[64,16]\ninput B f64[16,8]\noutput C f64[64,8]\n";
+  const std::string nest = "_{k=0}L^{2}_{t=0}L^{8}_{u=0}[C^{f64,g}_{d*2+t,u}=C^{f64,g}_{d*2+t,u}"
+                           "+A^{f64,g}_{d*2+t,k}*B^{f64,g}_{k,u};];";
+  leir::Program tile = parse(decls + "L^{32}_{d=0}L^{16}" + nest);
+  leir::Program plain = parse(decls + "L^{32}_{d=0}P^{16}" + nest);
+  // Per execution (8192 of them, 4 lanes): 1 + A (invariant along u: 0.1; each row has its
+  // own) + B (unit stride: 0.25, one load shared by the 2 rows).
+  EXPECT_DOUBLE_EQ(estimated_cost(tile), 8192 * (1 + 0.1 + 0.25 / 2) / 4);
+  EXPECT_DOUBLE_EQ(estimated_cost(plain), 8192 * (1 + 0.25 + 0.25 + 0.1 + 0.25) / 4);
+}
+
 TEST(CostModel, ChargesGlobalIntermediatesForTheirTraffic) {
   const std::string decls = "input A f64[64]\noutput C f64[64]\n";
   leir::Program two = parse(decls +
