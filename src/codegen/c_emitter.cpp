@@ -311,6 +311,20 @@ class CEmitter {
     w_.close();
   }
 
+  // Declarations fixing the unrolled loops b.loops[jammed] to their iteration `index`, counted
+  // row-major (the last loop fastest): "const int64_t i_t = 1;" ...
+  static std::vector<std::string> pinned_iteration(const leir::Block& b,
+                                                   const std::vector<size_t>& jammed,
+                                                   int64_t index) {
+    std::vector<std::string> pinned(jammed.size());
+    for (size_t k = jammed.size(); k-- > 0;) {
+      const leir::Loop& l = b.loops[jammed[k]];
+      pinned[k] = fmt::format("const int64_t {} = {};", c_var_name(l.var), index % l.extent);
+      index /= l.extent;
+    }
+    return pinned;
+  }
+
   // Register-tiled reduction lanes (see find_lane_jam): one accumulator per iteration of the
   // jammed loops, each updated in its own scope where the jammed variables are constants, all
   // in one SIMD loop over the collapsed loops.
@@ -323,14 +337,7 @@ class CEmitter {
     // Calls fn(j) inside a scope that fixes the jammed variables to accumulator j's iteration.
     auto for_each_accumulator = [&](const auto& fn) {
       for (int64_t j = 0; j < jam.accumulators; ++j) {
-        std::vector<std::string> pinned(jam.jammed.size());
-        int64_t rest = j;
-        for (size_t k = jam.jammed.size(); k-- > 0;) {
-          const leir::Loop& l = b.loops[jam.jammed[k]];
-          pinned[k] = fmt::format("const int64_t {} = {};", c_var_name(l.var), rest % l.extent);
-          rest /= l.extent;
-        }
-        w_.open(fmt::format("{{ {}", fmt::join(pinned, " ")));
+        w_.open(fmt::format("{{ {}", fmt::join(pinned_iteration(b, jam.jammed, j), " ")));
         fn(j);
         w_.close();
       }
@@ -368,14 +375,7 @@ class CEmitter {
     // iteration and the row variable to its first element.
     auto for_each_accumulator = [&](const auto& fn) {
       for (int64_t r = 0; r < t.rows; ++r) {
-        std::vector<std::string> pinned;
-        int64_t rest = r;
-        for (size_t k = t.jammed.size(); k-- > 0;) {
-          const leir::Loop& l = b.loops[t.jammed[k]];
-          pinned.insert(pinned.begin(), fmt::format("const int64_t {} = {};", c_var_name(l.var),
-                                                    rest % l.extent));
-          rest /= l.extent;
-        }
+        std::vector<std::string> pinned = pinned_iteration(b, t.jammed, r);
         for (int64_t v = 0; v < t.vectors; ++v) {
           w_.open(fmt::format("{{ {} const int64_t {} = {};", fmt::join(pinned, " "),
                               c_var_name(row.var), stationary_vector_start(row.extent, v)));
