@@ -19,8 +19,13 @@ struct CompilerOptions {
   std::string compiler;  // empty: $STEPTP_CC, else "cc"
   // -mno-avx512f: GCC 12 miscompiles AVX-512 masked if-conversion of guarded loads under
   // -march=native (tests/unit/codegen: tiled_guarded_padding); AVX2 keeps the vectorisation.
-  std::vector<std::string> flags = {"-O3",       "-march=native", "-mno-avx512f", "-fopenmp",
-                                    "-ffp-contract=off", "-shared",       "-fPIC"};
+  // -fno-math-errno: the kernels never read errno, and without it every sqrt keeps a scalar
+  // call for the errno of a negative argument, so a loop that takes a square root does not
+  // vectorize (measured: 2.9 ns an element against 0.9). Results are unchanged: sqrt is
+  // correctly rounded either way, and the other libm calls return the same values.
+  std::vector<std::string> flags = {"-O3",          "-march=native",     "-mno-avx512f",
+                                    "-fopenmp",     "-ffp-contract=off", "-fno-math-errno",
+                                    "-shared",      "-fPIC"};
   std::vector<std::string> extra_flags;  // appended after `flags` (part of the cache key)
   std::string cache_dir;  // empty: $STEPTP_CACHE_DIR, $XDG_CACHE_HOME/steptp/kernels,
                           // else ~/.cache/steptp/kernels

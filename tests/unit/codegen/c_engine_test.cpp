@@ -212,7 +212,7 @@ TEST(CEmitter, LoopNestsGetRestrictPointersAndKeepTheirOrder) {
   std::string src = dir + "/conv.c", log = dir + "/conv.log";
   ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
   { std::ofstream(src) << c->code; }
-  std::string cmd = "gcc -O3 -march=native -mno-avx512f -fopenmp -ffp-contract=off "
+  std::string cmd = "gcc -O3 -march=native -mno-avx512f -fopenmp -ffp-contract=off -fno-math-errno "
                     "-fopt-info-vec-optimized -fopt-info-loop-optimized -c " + src +
                     " -o " + dir + "/conv.o > " + log + " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
