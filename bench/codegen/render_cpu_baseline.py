@@ -58,7 +58,7 @@ def main(pairs):
         f"--max-work {f.get('max_work')}`" for number, f in enumerate(runs, start=1))
     w("Per workload: `steptp bench NAME --vs-torch --json` with " + options + ": the catalog "
       "graph at its default shapes is imported to LEIR, lowered to naive C "
-      "(no strategy applied), compiled with `cc -O3 -march=native -mno-avx512f -fopenmp -ffp-contract=off -fno-math-errno`, run "
+      "(no strategy applied), compiled with `cc -O3 -march=native -mno-avx512f -fopenmp -ffp-contract=off -fno-math-errno -fno-trapping-math`, run "
       "on deterministic inputs; PyTorch eager runs the KernelBench `Model` of the same problem "
       "file at the same shapes, dtype and thread count (`python/torch_baseline.py`, "
       "`torch.no_grad()`). Both report the median of the timed runs after the warm-up. "

@@ -12,6 +12,7 @@
 #include "analysis/access.h"
 #include "analysis/dependence.h"
 #include "codegen/c_expr.h"
+#include "codegen/kernel_math_source.h"
 #include "codegen/lowering_facts.h"
 #include "leir/printer.h"
 #include "leir/visit.h"
@@ -95,6 +96,8 @@ class CEmitter {
     w_.line("#endif");
     std::string prelude = c_numeric_prelude("static inline");
     w_.line(prelude);
+    // stp_exp, stp_log: the interpreter's own functions (support/kernel_math.h).
+    w_.line(kKernelMathSource);
     // Max and min lane reductions keep the interpreter's NaN-propagating max/min.
     w_.line("#ifdef _OPENMP");
     w_.line("#pragma omp declare reduction(stp_maxr : double : omp_out = stp_max(omp_out, omp_in)) "

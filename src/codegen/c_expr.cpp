@@ -419,8 +419,8 @@ std::string CExprPrinter::value(const ExprRef& e) const {
       switch (e->function()) {
         case Function::kMax: return cat({"stp_max(", value(args[0]), ", ", value(args[1]), ")"});
         case Function::kMin: return cat({"stp_min(", value(args[0]), ", ", value(args[1]), ")"});
-        case Function::kExp: return cat({"exp(", value(args[0]), ")"});
-        case Function::kLog: return cat({"log(", value(args[0]), ")"});
+        case Function::kExp: return cat({"stp_exp(", value(args[0]), ")"});
+        case Function::kLog: return cat({"stp_log(", value(args[0]), ")"});
         case Function::kSqrt: return cat({"sqrt(", value(args[0]), ")"});
         case Function::kAbs: return cat({"fabs(", value(args[0]), ")"});
         case Function::kErf: return cat({"erf(", value(args[0]), ")"});

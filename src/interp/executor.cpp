@@ -17,6 +17,7 @@
 #include "interp/compiled_program.h"
 #include "leir/interval.h"
 #include "leir/tensor_data.h"
+#include "support/kernel_math.h"
 
 namespace steptp::interp {
 namespace {
@@ -426,8 +427,8 @@ class Executor {
       case ValueOp::kOr: return binary([](double x, double y) { return (x != 0 || y != 0) ? 1.0 : 0.0; });
       case ValueOp::kMax: return binary(vmax);
       case ValueOp::kMin: return binary(vmin);
-      case ValueOp::kExp: return unary([](double x) { return std::exp(x); });
-      case ValueOp::kLog: return unary([](double x) { return std::log(x); });
+      case ValueOp::kExp: return unary([](double x) { return stp_exp(x); });  // as the C kernels
+      case ValueOp::kLog: return unary([](double x) { return stp_log(x); });  // as the C kernels
       case ValueOp::kSqrt: return unary([](double x) { return std::sqrt(x); });
       case ValueOp::kAbs: return unary([](double x) { return std::fabs(x); });
       case ValueOp::kErf: return unary([](double x) { return std::erf(x); });

@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 
 #include "codegen/c_emitter.h"
 #include "codegen/c_engine.h"
+#include "codegen/compiler_driver.h"
 #include "codegen/timing.h"
 #include "codegen_programs.h"
 #include "interp/interpreter.h"
@@ -212,7 +214,7 @@ TEST(CEmitter, LoopNestsGetRestrictPointersAndKeepTheirOrder) {
   std::string src = dir + "/conv.c", log = dir + "/conv.log";
   ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
   { std::ofstream(src) << c->code; }
-  std::string cmd = "gcc -O3 -march=native -mno-avx512f -fopenmp -ffp-contract=off -fno-math-errno "
+  std::string cmd = "gcc -O3 -march=native -mno-avx512f -fopenmp -ffp-contract=off -fno-math-errno -fno-trapping-math "
                     "-fopt-info-vec-optimized -fopt-info-loop-optimized -c " + src +
                     " -o " + dir + "/conv.o > " + log + " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
@@ -333,6 +335,71 @@ TEST(CEngine, StationaryVectorTilesAreBitIdenticalToTheInterpreter) {
   ASSERT_TRUE(got.ok()) << got.error().render();
   ASSERT_EQ(got->size(), expected->size());
   for (size_t i = 0; i < got->size(); ++i) EXPECT_EQ((*got)[i].values, (*expected)[i].values);
+}
+
+// exp and log are the interpreter's own functions (support/kernel_math.h), pasted into the
+// kernel: the compiled outputs equal the interpreter's bit for bit, over the whole range
+// (overflow to infinity, results in the subnormals, underflow to zero, NaN, log of negatives and
+// zero), and under the compiler's real flags GCC vectorizes a loop that takes both and a
+// NaN-propagating max (ReLU), which it did not do with trapping math (a select on a comparison)
+// nor with libm's scalar exp and log.
+TEST(CEngine, ExpAndLogAreTheInterpretersOwnBitForBitAndTheirLoopsVectorize) {
+  Result<leir::Program> p = leir::parse_program(
+      "input A f64[6,64]\noutput C f64[6,64]\noutput D f64[6,64]\n"
+      "B^{6}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=max(exp(A^{f64,g}_{tx,a}),0.5);"
+      "D^{f64,g}_{tx,a}=log(A^{f64,g}_{tx,a}*A^{f64,g}_{tx,a}*0.01-1);];\n",
+      "exp.leir");
+  ASSERT_TRUE(p.ok()) << p.error().render();
+  leir::TensorData a{"A", leir::DType::kF64, {6, 64}, {}};
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> wide(-760.0, 720.0);
+  for (int64_t k = 0; k < 6 * 64; ++k) a.values.push_back(wide(rng));
+  const double specials[] = {0.0, -0.0, 1.0, -1.0, 709.78, 709.79, -745.13, -745.14, -708.5,
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(),
+                             std::numeric_limits<double>::quiet_NaN()};
+  for (size_t k = 0; k < std::size(specials); ++k) a.values[k] = specials[k];
+  Result<std::vector<leir::TensorData>> expected = interp::run_program(*p, {a});
+  ASSERT_TRUE(expected.ok()) << expected.error().render();
+  Result<std::vector<leir::TensorData>> got = run_compiled(*p, {a}, test_options());
+  ASSERT_TRUE(got.ok()) << got.error().render();
+  ASSERT_EQ(got->size(), 2u);
+  for (size_t out = 0; out < 2; ++out) {
+    const std::vector<double>& want = (*expected)[out].values;
+    const std::vector<double>& have = (*got)[out].values;
+    ASSERT_EQ(have.size(), want.size());
+    for (size_t k = 0; k < have.size(); ++k) {
+      if (std::isnan(want[k])) {
+        EXPECT_TRUE(std::isnan(have[k])) << "output " << out << " element " << k;
+        continue;
+      }
+      EXPECT_EQ(have[k], want[k]) << "output " << out << " element " << k << ": A = " << a.values[k];
+    }
+  }
+  const std::vector<double>& c_out = (*expected)[0].values;
+  const std::vector<double>& d_out = (*expected)[1].values;
+  EXPECT_TRUE(std::isnan(c_out[11]));  // NaN propagates through max too
+  EXPECT_EQ(c_out[5], std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(d_out[0]));   // log(-1)
+  EXPECT_EQ(d_out[9], std::numeric_limits<double>::infinity());  // log(inf)
+
+  Result<CSource> c = emit_c(*p, CEmitOptions{});
+  ASSERT_TRUE(c.ok()) << c.error().render();
+  EXPECT_NE(c->code.find("stp_exp(t_A["), std::string::npos) << c->code;
+  EXPECT_NE(c->code.find("stp_log("), std::string::npos) << c->code;
+  std::string dir = std::string(STEPTP_BINARY_DIR) + "/codegen-exp-test";
+  std::string src = dir + "/exp.c", log = dir + "/exp.log";
+  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  { std::ofstream(src) << c->code; }
+  std::string cmd = "gcc";
+  for (const std::string& f : CompilerOptions{}.flags)
+    if (f != "-shared" && f != "-fPIC") cmd += " " + f;
+  cmd += " -fopt-info-vec-optimized -c " + src + " -o " + dir + "/exp.o > " + log + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(log);
+  std::stringstream report;
+  report << in.rdbuf();
+  EXPECT_NE(report.str().find("loop vectorized"), std::string::npos) << report.str();
 }
 
 // Which nests keep a row in registers: a sum whose row moves along the last subscript of the
