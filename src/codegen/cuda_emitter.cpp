@@ -87,7 +87,7 @@ class CudaEmitter {
     if (!options_.wrap_namespace.empty()) w_.line(fmt::format("namespace {} {{", options_.wrap_namespace));
     w_.line(c_numeric_prelude("__host__ __device__ static inline"));
     // The C kernels share the interpreter's exp and log (support/kernel_math.h) so that GCC can
-    // vectorize it; on the GPU every thread already runs CUDA's own exp side by side.
+    // vectorize them; on the GPU every thread already runs CUDA's own side by side.
     w_.line("__host__ __device__ static inline double stp_exp(double x) { return exp(x); }");
     w_.line("__host__ __device__ static inline double stp_log(double x) { return log(x); }");
     // Written-flags of the tracked tensors (see IdentityInit), zeroed before their first writer.

@@ -106,8 +106,8 @@ double parallel_factor(const leir::Block& b, int threads) {
 // glibc 2.36, -O3 -fno-math-errno; a pass over 1.8 M doubles in [0.5, 1.5] minus the same pass
 // copying, at 0.21 ns a unit): erf 9.2 ns, pow(x, 3.0) 14.1 ns, sqrt 0.3 ns once vectorized,
 // stp_exp 1.5 ns and stp_log 2.3 ns vectorized (4 lanes: 28 and 44 units a call before the
-// lanes divide; libm's exp and log took 5.5 and 4.9 ns). Pricing them all at 4 (the earlier figure) made a step that removes
-// a libm call look no better than one that saves a load.
+// lanes divide; libm's exp and log took 5.5 and 4.9 ns). Pricing every call at 4 (the earlier
+// figure) made a step that removes a libm call look no better than one that saves a load.
 struct CallCost {
   double units = 0;
   bool scalar = false;  // a libm call: GCC does not vectorize the loop around it

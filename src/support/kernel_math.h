@@ -20,7 +20,7 @@
 
 /* exp(x) = 2^k * exp(r) with k = round(x / ln 2) and r = x - k ln 2, |r| <= ln 2 / 2.
  *  - Adding 1.5 * 2^52 rounds to an integer, which then sits in the low bits of the sum.
- *  - ln 2 comes in two parts: the first has 21 trailing zero bits, so k * stp_ln2_hi is exact.
+ *  - ln 2 comes in two parts: the first has 21 trailing zero bits, so k * ln2_hi is exact.
  *  - exp(r) is its Taylor polynomial to degree 13 (the first omitted term is below 2^-60).
  *  - 2^k is applied as two exact powers of two, 2^k1 * 2^k2 with k1 = round(k / 2): each is a
  *    normal double for every k reached, the first product is exact, and the second rounds once,
