@@ -53,6 +53,25 @@ std::vector<leir::TensorData> seeded_inputs(const leir::Program& p, uint64_t see
   return out;
 }
 
+// Compiles `code` as an object under the backend's own flags (CompilerOptions, less -shared and
+// -fPIC) plus GCC's -fopt-info `info_flags`, in $BINARY_DIR/`dir`, and returns GCC's report.
+std::string gcc_optimization_report(const std::string& code, const std::string& dir_name,
+                                    const std::string& info_flags) {
+  std::string dir = std::string(STEPTP_BINARY_DIR) + "/" + dir_name;
+  std::string src = dir + "/kernel.c", log = dir + "/kernel.log";
+  EXPECT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  { std::ofstream(src) << code; }
+  std::string cmd = "gcc";
+  for (const std::string& f : CompilerOptions{}.flags)
+    if (f != "-shared" && f != "-fPIC") cmd += " " + f;
+  cmd += " " + info_flags + " -c " + src + " -o " + dir + "/kernel.o > " + log + " 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(log);
+  std::stringstream report;
+  report << in.rdbuf();
+  return report.str();
+}
+
 double tolerance(leir::DType t) {
   switch (t) {
     case leir::DType::kF64: return 1e-12;
@@ -210,21 +229,13 @@ TEST(CEmitter, LoopNestsGetRestrictPointersAndKeepTheirOrder) {
             std::string::npos) << c->code;
   EXPECT_NE(region.find("stp_block0_region1(t_A, t_C, t_F, i_tx);"), std::string::npos) << region;
 
-  std::string dir = std::string(STEPTP_BINARY_DIR) + "/codegen-restrict-test";
-  std::string src = dir + "/conv.c", log = dir + "/conv.log";
-  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
-  { std::ofstream(src) << c->code; }
-  std::string cmd = "gcc -O3 -march=native -mno-avx512f -fopenmp -ffp-contract=off -fno-math-errno -fno-trapping-math "
-                    "-fopt-info-vec-optimized -fopt-info-loop-optimized -c " + src +
-                    " -o " + dir + "/conv.o > " + log + " 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(log);
-  std::stringstream report;
-  report << in.rdbuf();
-  EXPECT_NE(report.str().find("loop vectorized"), std::string::npos) << report.str();
-  EXPECT_EQ(report.str().find("possible aliasing"), std::string::npos) << report.str();
-  EXPECT_EQ(report.str().find("interchanged"), std::string::npos) << report.str();
-  EXPECT_EQ(report.str().find("unroll and jam"), std::string::npos) << report.str();
+  std::string report;
+  ASSERT_NO_FATAL_FAILURE(report = gcc_optimization_report(
+      c->code, "codegen-restrict-test", "-fopt-info-vec-optimized -fopt-info-loop-optimized"));
+  EXPECT_NE(report.find("loop vectorized"), std::string::npos) << report;
+  EXPECT_EQ(report.find("possible aliasing"), std::string::npos) << report;
+  EXPECT_EQ(report.find("interchanged"), std::string::npos) << report;
+  EXPECT_EQ(report.find("unroll and jam"), std::string::npos) << report;
 }
 
 // An intermediate of scope l touched by one block, whose header loops fix some of its
@@ -387,19 +398,10 @@ TEST(CEngine, ExpAndLogAreTheInterpretersOwnBitForBitAndTheirLoopsVectorize) {
   ASSERT_TRUE(c.ok()) << c.error().render();
   EXPECT_NE(c->code.find("stp_exp(t_A["), std::string::npos) << c->code;
   EXPECT_NE(c->code.find("stp_log("), std::string::npos) << c->code;
-  std::string dir = std::string(STEPTP_BINARY_DIR) + "/codegen-exp-test";
-  std::string src = dir + "/exp.c", log = dir + "/exp.log";
-  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
-  { std::ofstream(src) << c->code; }
-  std::string cmd = "gcc";
-  for (const std::string& f : CompilerOptions{}.flags)
-    if (f != "-shared" && f != "-fPIC") cmd += " " + f;
-  cmd += " -fopt-info-vec-optimized -c " + src + " -o " + dir + "/exp.o > " + log + " 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(log);
-  std::stringstream report;
-  report << in.rdbuf();
-  EXPECT_NE(report.str().find("loop vectorized"), std::string::npos) << report.str();
+  std::string report;
+  ASSERT_NO_FATAL_FAILURE(
+      report = gcc_optimization_report(c->code, "codegen-exp-test", "-fopt-info-vec-optimized"));
+  EXPECT_NE(report.find("loop vectorized"), std::string::npos) << report;
 }
 
 // Which nests keep a row in registers: a sum whose row moves along the last subscript of the
