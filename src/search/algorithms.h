@@ -26,7 +26,8 @@ void run_chain(Engine& engine);
 // else asks the current node again (the policy never repeats a step it already proposed).
 void run_greedy(Engine& engine);
 // beam: every beam node is expanded with k proposals; the new beam is the best `beam_width`
-// of the old beam and all new children (elitism: a beam never gets worse).
+// of the new children, even when they are slower than their parents (no elitism: plateaus are
+// crossed; the best program seen stays the answer). A round without children asks again.
 void run_beam(Engine& engine);
 // dfs / bfs: each node expanded once with k proposals, children pushed in proposal order (dfs
 // explores the first child first), bounded by max_depth and the budget.

@@ -1,4 +1,10 @@
-// search/beam.cpp — beam search with elitism over verified, measured programs.
+// search/beam.cpp — beam search over verified, measured programs.
+//
+// The beam moves to the best children of each round even when they are slower than their
+// parents: a schedule often passes through a neutral or slightly slower step (a fusion that only
+// pays once its intermediate moves to local memory) before the gain, and a beam that kept its
+// parents would never leave the plateau. The fastest program seen is the engine's answer, so
+// moving on loses nothing. A round without any new child keeps the beam and asks it again.
 #include <algorithm>
 
 #include "search/algorithms.h"
@@ -10,25 +16,25 @@ void run_beam(Engine& engine) {
   const size_t width = static_cast<size_t>(engine.options().beam_width);
   std::vector<int> beam = {0};
   while (!engine.exhausted()) {
-    std::vector<int> pool = beam;
+    std::vector<int> children;
     bool any_expandable = false;
     for (int id : beam) {
       if (engine.exhausted()) break;
       if (!engine.expandable(id)) continue;
       any_expandable = true;
-      for (int c : engine.expand(id, k)) pool.push_back(c);
+      for (int c : engine.expand(id, k)) children.push_back(c);
     }
     if (!any_expandable) break;
+    if (children.empty()) continue;  // every proposal failed: ask the same beam again
     // Fastest first; ties go to the older node so the order is deterministic. Node ids are
     // unique (the engine de-duplicates programs), so the beam never holds a program twice.
-    std::stable_sort(pool.begin(), pool.end(), [&](int a, int b) {
+    std::stable_sort(children.begin(), children.end(), [&](int a, int b) {
       if (engine.node(a).speedup != engine.node(b).speedup)
         return engine.node(a).speedup > engine.node(b).speedup;
       return a < b;
     });
-    // A dead node may stay in the beam (it is among the best programs); it is skipped above.
-    pool.resize(std::min(pool.size(), width));
-    beam = pool;
+    children.resize(std::min(children.size(), width));
+    beam = children;
   }
 }
 

@@ -102,26 +102,41 @@ TEST(Greedy, AsksTheCurrentNodeAgainWhenNoChildIsFaster) {
   EXPECT_EQ(r.best, 3);
 }
 
-TEST(Beam, KeepsTheBestWidthProgramsOfBeamAndChildren) {
+TEST(Beam, KeepsTheBestWidthChildrenOfEachRound) {
   ScriptedPolicy p = tree_policy();
   FakeEvaluator e = tree_times();
   SearchRun r = run_on(Algorithm::kBeam, p, e, options(2));
-  // beam {0} → {2,1} → {21,22} → {211,21}: 211 has nothing, 21's only proposal is used up.
-  EXPECT_EQ(r.expanded, (std::vector<int64_t>{0, 2, 1, 21, 22, 211, 21}));
+  // beam {0} → children {1,2} (3 is not proposed: k = 2) → {21,22} (of 12, 11, 21, 22) → {211}:
+  // 22 and 211 have nothing more, so the search ends.
+  EXPECT_EQ(r.expanded, (std::vector<int64_t>{0, 2, 1, 21, 22, 211}));
   EXPECT_EQ(r.best, 211);
 }
 
-TEST(Beam, ElitismKeepsTheParentWhenAllChildrenAreSlower) {
+TEST(Beam, MovesThroughSlowerChildrenToTheFasterProgramsBehindThem) {
+  // A plateau: both children of the root are slower, the grandchild is the fastest program.
   ScriptedPolicy p(Children{{0, {1, 2}}, {1, {11}}});
   FakeEvaluator e;
   e.times = {{0, 100}, {1, 150}, {2, 200}, {11, 50}};
   SearchOptions o = options(2);
   o.beam_width = 1;
   SearchRun r = run_on(Algorithm::kBeam, p, e, o);
-  // The beam stays {0}; 0 then has nothing new, so the search ends without visiting 11.
-  EXPECT_EQ(r.expanded, (std::vector<int64_t>{0, 0}));
-  EXPECT_EQ(r.best, 0);
-  EXPECT_DOUBLE_EQ(r.best_speedup, 1.0);
+  // The beam moves to 1 (the faster child) although it is slower than 0, and finds 11 there.
+  EXPECT_EQ(r.expanded, (std::vector<int64_t>{0, 1, 11}));
+  EXPECT_EQ(r.best, 11);
+  EXPECT_DOUBLE_EQ(r.best_speedup, 2.0);
+}
+
+TEST(Beam, ARoundWithoutChildrenAsksTheSameBeamAgain) {
+  // 0's first proposal fails verification; the beam stays {0}, asks again and gets 2.
+  ScriptedPolicy p(Children{{0, {1, 2}}});
+  FakeEvaluator e;
+  e.times = {{0, 100}, {2, 50}};
+  e.verdicts = {{1, "mismatch"}};
+  SearchOptions o = options(1);
+  o.beam_width = 1;
+  SearchRun r = run_on(Algorithm::kBeam, p, e, o);
+  EXPECT_EQ(r.expanded, (std::vector<int64_t>{0, 0, 2}));
+  EXPECT_EQ(r.best, 2);
 }
 
 TEST(Dfs, ExploresTheFirstChildFirst) {
