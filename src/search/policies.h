@@ -59,7 +59,8 @@ class RandomPolicy final : public EnumeratePolicy {
 
 // cost: the feasible steps ranked by the estimated cost of the program each produces
 // (cost_model.h), cheapest first; ties keep registry order. Steps whose estimate is not lower
-// than the current program's are still offered, after the improving ones. A step is scored by
+// than the current program's are still offered, after the improving ones; expression_reorder
+// steps (the same code for the compiler) come after all others. A step is scored by
 // the better of its own program and that program after one loop_vectorization: splitting a long
 // loop gains nothing by itself but makes the vector lanes of the next step possible.
 class CostPolicy final : public EnumeratePolicy {

@@ -284,9 +284,10 @@ TEST(CostModel, ChargesGlobalIntermediatesForTheirTraffic) {
   EXPECT_DOUBLE_EQ(estimated_cost(two), 2 * 64 * 1.5 / 4 + 2 * 64);
 }
 
-TEST(CostPolicy, OffersTheCheapestPredictedProgramsFirst) {
+TEST(CostPolicy, OffersTheCheapestPredictedProgramsFirstAndOperandSwapsLast) {
   // Every statement calls libm (erf), so no step can gain lanes and the look-ahead never
-  // applies: the order is the order of the steps' own programs.
+  // applies: the order is the order of the steps' own programs, except that swapping the
+  // operands of D+1 (the same code for the compiler) comes after every other step.
   Request r{parse("input A f64[8,64]\noutput C f64[8,64]\n"
                   "B^{8}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx,a}=erf(A^{f64,g}_{tx,a});];"
                   "B^{8}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=erf(D^{f64,g}_{tx,a}+1);];"),
@@ -295,9 +296,15 @@ TEST(CostPolicy, OffersTheCheapestPredictedProgramsFirst) {
   std::vector<Proposal> ps = policy.propose(r.make(1000));
   ASSERT_EQ(ps.size(), feasible_steps(r.program).size());
   ASSERT_FALSE(ps.empty());
+  EXPECT_EQ(ps.back().step.rfind("expression_reorder(", 0), 0u) << ps.back().step;
   double previous = 0;
+  bool swaps_began = false;
   for (const Proposal& p : ps) {
     ASSERT_TRUE(p.program.ok()) << p.step;
+    const bool swap = p.step.rfind("expression_reorder(", 0) == 0;
+    if (swap && !swaps_began) previous = 0;  // the swaps are ranked among themselves
+    EXPECT_TRUE(swap || !swaps_began) << p.step << " comes after an operand swap";
+    swaps_began = swaps_began || swap;
     double c = estimated_cost(*p.program);
     EXPECT_GE(c, previous) << p.step;
     previous = c;
