@@ -11,10 +11,13 @@
 # Usage: bench/search/run_search_cpu.sh [--steptp BIN] [--count N] [--budget N] [--threads N]
 #          [--beam-width N] [--proposals N] [--work-limit N] [--repeats N] [--warmup N] [--budget-s S]
 #          [--only REGEX] [--set FILE] [--confirm-rounds N] [--finalists N] [--results FILE] [--doc FILE]
-#          [--note TEXT]
+#          [--note TEXT] [--shard K/N]
 #   --set FILE: run exactly the workloads listed in FILE (one per line, '#' comments), in that
 #   order, instead of the first --count of the catalog (bench/search/benchmark_set.txt is the
 #   set chosen by make_benchmark_set.py).
+#   --shard K/N: run only the workloads at positions K-1, K-1+N, K-1+2N, … of the list (1 ≤ K ≤ N),
+#   so that N runners (one per core) share a set; merge_shards.py joins their results in the
+#   set's order and renders the doc. Concurrent shards contend for memory bandwidth and cache.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +37,7 @@ set_file=""
 confirm_rounds=3
 finalists=3
 note=""
+shard="1/1"
 results="$root/bench/search/results/search_cpu.jsonl"
 doc="$root/docs/bench/search_cpu.md"
 command_line="bench/search/run_search_cpu.sh $*"
@@ -52,6 +56,7 @@ while (($#)); do
     --budget-s) budget_s=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --set) set_file=$2; shift 2 ;;
+    --shard) shard=$2; shift 2 ;;
     --confirm-rounds) confirm_rounds=$2; shift 2 ;;
     --finalists) finalists=$2; shift 2 ;;
     --note) note=$2; shift 2 ;;
@@ -60,6 +65,10 @@ while (($#)); do
     *) echo "run_search_cpu: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+[[ $shard =~ ^([0-9]+)/([0-9]+)$ ]] && ((BASH_REMATCH[1] >= 1 && BASH_REMATCH[1] <= BASH_REMATCH[2])) \
+  || { echo "run_search_cpu: --shard wants K/N with 1 <= K <= N, got '$shard'" >&2; exit 2; }
+shard_k=${BASH_REMATCH[1]}
+shard_n=${BASH_REMATCH[2]}
 [[ -x $steptp ]] || { echo "run_search_cpu: no steptp binary at $steptp (--steptp)" >&2; exit 2; }
 cd "$root"
 mkdir -p "$(dirname "$results")" "$(dirname "$doc")"
@@ -79,6 +88,7 @@ facts_file="$results.facts"
   echo "command=$command_line"
   echo "optimize=steptp optimize WORKLOAD --search beam --policy cost --budget $budget --beam-width $beam_width --proposals $proposals --threads $threads --repeats $repeats --warmup $warmup --confirm-rounds $confirm_rounds --finalists $finalists --shapes auto --work-limit $work_limit --torch --out DIR"
   echo "note=$note"
+  echo "shard=$shard"
 } > "$facts_file"
 
 mapfile -t workloads < <(python3 - "$only" "$count" "$set_file" <<'PY'
@@ -108,6 +118,12 @@ for i in range(max(len(a), len(b))):
 print("\n".join(out[:count]))
 PY
 )
+
+shard_list=()
+for i in "${!workloads[@]}"; do
+  ((i % shard_n == shard_k - 1)) && shard_list+=("${workloads[$i]}")
+done
+workloads=("${shard_list[@]}")
 
 start=$(date +%s)
 for entry in "${workloads[@]}"; do
