@@ -2,6 +2,7 @@
 #include "search/policies.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <limits>
 #include <random>
@@ -21,6 +22,21 @@ constexpr double kLookAheadStepPenalty = 0.01;
 // candidate budget on it (7 of 19 candidates of a beam search on Matmul_with_small_K_dimension).
 bool compiles_to_the_same_code(const strategy::Site& site) {
   return site.strategy() == "expression_reorder";
+}
+
+// The top-level blocks of `after` that differ from `before`, as [first, end): everything between
+// the longest common prefix and the longest common suffix of the two block lists (a fusion or
+// an inlining changes the count, so both ends are matched).
+std::pair<size_t, size_t> changed_top_level_blocks(const leir::Program& before,
+                                                   const leir::Program& after) {
+  const size_t n = before.blocks.size(), m = after.blocks.size();
+  size_t prefix = 0;
+  while (prefix < n && prefix < m && before.blocks[prefix] == after.blocks[prefix]) ++prefix;
+  size_t suffix = 0;
+  while (suffix < n - prefix && suffix < m - prefix &&
+         before.blocks[n - 1 - suffix] == after.blocks[m - 1 - suffix])
+    ++suffix;
+  return {prefix, m - suffix};
 }
 
 }  // namespace
@@ -147,11 +163,17 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   const double move_penalty = kLookAheadStepPenalty * cost_now;
   const strategy::Strategy* lanes = strategy::find_strategy("loop_vectorization");
   const strategy::Strategy* split = strategy::find_strategy("loop_split");
-  auto best_after_lanes = [&](const leir::Program& q, double cost_of_q) {
+  // `in_scope(top)` limits the look-ahead to some top-level blocks (see below).
+  auto best_after_lanes = [&](const leir::Program& q, double cost_of_q,
+                              const std::function<bool(size_t)>& in_scope) {
     double best = cost_of_q;
     if (lanes == nullptr) return best;
+    // sites() is cheap and over-approximates; apply() checks legality, so sites outside the
+    // scope are dropped before any analysis.
     auto vectorize = [&](const leir::Program& r, int moves) {
-      for (const strategy::Site& follow : strategy::feasible_sites(*lanes, r)) {
+      for (const strategy::Site& follow : lanes->sites(r)) {
+        strategy::Outcome<strategy::BlockPath> path = follow.block();
+        if (!path.ok() || !in_scope(path->top)) continue;
         strategy::Outcome<leir::Program> after = lanes->apply(r, follow);
         if (after.ok())
           best = std::min(best, estimated_cost(*after, options_) + moves * move_penalty);
@@ -159,11 +181,12 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
     };
     vectorize(q, 1);
     if (split == nullptr) return best;
-    for (const strategy::Site& cut : strategy::feasible_sites(*split, q)) {
+    for (const strategy::Site& cut : split->sites(q)) {
       strategy::Outcome<int64_t> factor = cut.integer("factor");
       strategy::Outcome<std::string> loop = cut.name("loop");
       strategy::Outcome<strategy::BlockPath> path = cut.block();
-      if (!factor.ok() || *factor != strategy::kMaxVectorLanes || !loop.ok() || !path.ok())
+      if (!factor.ok() || *factor != strategy::kMaxVectorLanes || !loop.ok() || !path.ok() ||
+          !in_scope(path->top))
         continue;
       const leir::Block* b = strategy::surgery::find_block(q, *path);
       if (b == nullptr || b->loops.empty() || b->loops.back().var != *loop) continue;
@@ -175,7 +198,7 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   // A step ENABLES lanes when one vectorization gains more after it than it gains now; only then
   // does the look-ahead count (any other improving step would otherwise borrow the gain of the
   // vectorization it merely leaves available, and outrank it).
-  const double lanes_gain_now = cost_now - best_after_lanes(p, cost_now);
+  const double lanes_gain_now = cost_now - best_after_lanes(p, cost_now, [](size_t) { return true; });
   std::vector<double> cost(steps.size());
   for (size_t i = 0; i < steps.size(); ++i) {
     Result<leir::Program> next = apply_step(p, steps[i]);
@@ -186,7 +209,13 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
     }
     cost[i] = estimated_cost(*next, options_);
     if (lanes == nullptr || steps[i].strategy() == lanes->name()) continue;
-    double with_lanes = best_after_lanes(*next, cost[i]);
+    // Only the top-level blocks the step rewrote can gain lanes they could not gain before: the
+    // others are unchanged, so their lanes are in lanes_gain_now already, and the comparison
+    // below is the same with or without them (block costs add up). Looking ahead in every block
+    // of every step's program made one ranking of a 14-block program take about a minute.
+    const auto [first, end] = changed_top_level_blocks(p, *next);
+    double with_lanes = best_after_lanes(*next, cost[i],
+                                         [&](size_t top) { return top >= first && top < end; });
     if (cost[i] - with_lanes > lanes_gain_now + 1e-9 * cost_now) cost[i] = with_lanes;
   }
   std::vector<size_t> order(steps.size());

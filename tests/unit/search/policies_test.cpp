@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <set>
 
 #include "leir/parser.h"
@@ -342,6 +344,27 @@ TEST(CostPolicy, PutsAnIdeaThatMeasuredNoFasterAfterTheOthers) {
             std::vector<std::string>(ranked.begin() + 1, ranked.end()));
 }
 
+// The lowest estimated cost one loop_vectorization step reaches from `p` (infinity if none).
+double cheapest_after_one_vectorization(const leir::Program& p) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const strategy::Site& site : feasible_steps(p)) {
+    if (site.strategy() != "loop_vectorization") continue;
+    Result<leir::Program> next = apply_step(p, site);
+    EXPECT_TRUE(next.ok()) << site.to_string();
+    if (next.ok()) best = std::min(best, estimated_cost(*next));
+  }
+  return best;
+}
+
+// `step` gains nothing by itself (within 1%), but one loop_vectorization right after it brings
+// the estimate of `before` below `ratio` of what it was.
+void expect_enables_lanes(const leir::Program& before, const Proposal& step, double ratio) {
+  ASSERT_TRUE(step.program.ok()) << step.step;
+  const double cost = estimated_cost(before);
+  EXPECT_GE(estimated_cost(*step.program), cost * 0.99) << step.step;
+  EXPECT_LT(cheapest_after_one_vectorization(*step.program), cost * ratio) << step.step;
+}
+
 TEST(CostPolicy, RanksASplitThatEnablesReductionLanesFirst) {
   // The reduction loop is too long for lanes; splitting it gains nothing by itself, but the
   // split's inner loop can then be vectorized, which beats every other single step.
@@ -352,16 +375,25 @@ TEST(CostPolicy, RanksASplitThatEnablesReductionLanesFirst) {
   std::vector<Proposal> ps = policy.propose(r.make(3));
   ASSERT_FALSE(ps.empty());
   ASSERT_TRUE(ps.front().program.ok());
-  const double before = estimated_cost(r.program);
-  EXPECT_GE(estimated_cost(*ps.front().program), before * 0.99) << ps.front().step;
-  double best_follow_up = before;
-  for (const strategy::Site& site : feasible_steps(*ps.front().program)) {
-    if (site.strategy() != "loop_vectorization") continue;
-    Result<leir::Program> next = apply_step(*ps.front().program, site);
-    ASSERT_TRUE(next.ok());
-    best_follow_up = std::min(best_follow_up, estimated_cost(*next));
-  }
-  EXPECT_LT(best_follow_up, before / 2) << ps.front().step;
+  expect_enables_lanes(r.program, ps.front(), 0.5);
+}
+
+TEST(CostPolicy, LooksAheadInTheBlockAStepRewritesWhereverItStands) {
+  // The same long reduction as above, now the middle of three blocks: the look-ahead only
+  // vectorizes the blocks a step changed, and must still find that splitting block 1 enables
+  // lanes there (the blocks around it are elementwise and unchanged by the split).
+  Request r{parse("input A f64[8,256]\noutput F f64[8]\n"
+                  "B^{8}_{tx=0}L^{256}_{c=0}[E^{f64,g}_{tx,c}=A^{f64,g}_{tx,c}*2;];"
+                  "B^{8}_{tx=0}L^{256}_{c=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+E^{f64,g}_{tx,c};];"
+                  "B^{8}_{tx=0}[F^{f64,g}_{tx}=D^{f64,g}_{tx}+1;];"),
+            {}, {}, {}};
+  CostPolicy policy({.threads = 1});
+  std::vector<Proposal> ps = policy.propose(r.make(1));
+  ASSERT_EQ(ps.size(), 1u);
+  ASSERT_TRUE(ps.front().program.ok());
+  // A split or a tile of block 1's loops: no gain by itself, lanes right after it.
+  EXPECT_NE(ps.front().step.find("(block=1, loop"), std::string::npos) << ps.front().step;
+  expect_enables_lanes(r.program, ps.front(), 0.75);
 }
 
 TEST(CostPolicy, RanksATileThatLanesTurnIntoARegisterTileFirst) {
