@@ -76,7 +76,7 @@ def main():
         f.write(f"load_end={'; '.join(x.get('load_end', '?') for x in facts)}\n")
         elapsed = [int(x["elapsed_s"]) for x in facts if x.get("elapsed_s", "").isdigit()]
         longest = max(elapsed) if elapsed else "?"
-        f.write(f"elapsed_s={longest} (the longest of {len(facts)} concurrent shards)\n")
+        f.write(f"elapsed_s={longest} (the longest of {len(facts)} shards)\n")
     print(f"merge_shards: {len(names)} workloads from {len(a.shards)} shards -> {a.out}")
     if a.doc:
         here = os.path.dirname(os.path.abspath(__file__))
