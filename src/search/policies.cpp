@@ -2,7 +2,6 @@
 #include "search/policies.h"
 
 #include <algorithm>
-#include <functional>
 #include <numeric>
 #include <limits>
 #include <random>
@@ -163,9 +162,9 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   const double move_penalty = kLookAheadStepPenalty * cost_now;
   const strategy::Strategy* lanes = strategy::find_strategy("loop_vectorization");
   const strategy::Strategy* split = strategy::find_strategy("loop_split");
-  // `in_scope(top)` limits the look-ahead to some top-level blocks (see below).
-  auto best_after_lanes = [&](const leir::Program& q, double cost_of_q,
-                              const std::function<bool(size_t)>& in_scope) {
+  // The look-ahead vectorizes only top-level blocks [first, end) of q (see below).
+  auto best_after_lanes = [&](const leir::Program& q, double cost_of_q, size_t first, size_t end) {
+    auto in_scope = [&](size_t top) { return top >= first && top < end; };
     double best = cost_of_q;
     if (lanes == nullptr) return best;
     // sites() is cheap and over-approximates; apply() checks legality, so sites outside the
@@ -198,7 +197,7 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   // A step ENABLES lanes when one vectorization gains more after it than it gains now; only then
   // does the look-ahead count (any other improving step would otherwise borrow the gain of the
   // vectorization it merely leaves available, and outrank it).
-  const double lanes_gain_now = cost_now - best_after_lanes(p, cost_now, [](size_t) { return true; });
+  const double lanes_gain_now = cost_now - best_after_lanes(p, cost_now, 0, p.blocks.size());
   std::vector<double> cost(steps.size());
   for (size_t i = 0; i < steps.size(); ++i) {
     Result<leir::Program> next = apply_step(p, steps[i]);
@@ -214,8 +213,7 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
     // below is the same with or without them (block costs add up). Looking ahead in every block
     // of every step's program made one ranking of a 14-block program take 94 s (now 6 s).
     const auto [first, end] = changed_top_level_blocks(p, *next);
-    double with_lanes = best_after_lanes(*next, cost[i],
-                                         [&](size_t top) { return top >= first && top < end; });
+    double with_lanes = best_after_lanes(*next, cost[i], first, end);
     if (cost[i] - with_lanes > lanes_gain_now + 1e-9 * cost_now) cost[i] = with_lanes;
   }
   std::vector<size_t> order(steps.size());
