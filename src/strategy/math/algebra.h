@@ -72,7 +72,8 @@ std::optional<GiNaC::ex> apart_expr(const GiNaC::ex& e);
 std::optional<GiNaC::ex> collect_expr(const GiNaC::ex& e, const GiNaC::symbol& s);
 // The inverse of collect: distributes products of a factor and a sum, one level deep.
 std::optional<GiNaC::ex> distribute_expr(const GiNaC::ex& e);
-// exp(a)*exp(b) → exp(a+b), x**a*x**b → x**(a+b) (the latter for x provably positive).
+// exp(a)*exp(b) → exp(a+b), x**a*x**b → x**(a+b) (the latter for x provably positive),
+// exp(n*log(y)) → y**n for an integer n.
 std::optional<GiNaC::ex> powsimp_expr(const GiNaC::ex& e);
 // The inverse: exp(a+b) → exp(a)*exp(b), x**(a+b) → x**a*x**b (x provably positive).
 std::optional<GiNaC::ex> expand_powsimp_expr(const GiNaC::ex& e);

@@ -57,6 +57,22 @@ ExprRef strip_accumulator(const ExprRef& e, const ExprRef& out, BinaryOp op) {
   return rest ? leir::Expr::binary(here, rest, e->rhs()) : nullptr;
 }
 
+bool is_select(const ExprRef& e) {
+  return e->kind() == ExprKind::kCall && e->function() == leir::Function::kIfThenElse;
+}
+
+// The select and its scale when `arg` is if_then_else(...), k*if_then_else(...) or
+// if_then_else(...)*k for a number k (parentheses aside); nullptr otherwise.
+std::pair<ExprRef, ExprRef> scaled_select(const ExprRef& arg) {
+  ExprRef a = leir::Expr::ungrouped(arg);
+  if (is_select(a)) return {a, nullptr};
+  if (a->kind() != ExprKind::kBinary || a->binary_op() != BinaryOp::kMul) return {};
+  ExprRef l = leir::Expr::ungrouped(a->lhs()), r = leir::Expr::ungrouped(a->rhs());
+  if (l->kind() == ExprKind::kNumber && is_select(r)) return {r, l};
+  if (r->kind() == ExprKind::kNumber && is_select(l)) return {l, r};
+  return {};
+}
+
 class AlgebraicStrategy final : public Strategy {
  public:
   explicit AlgebraicStrategy(AlgebraicRule rule) : rule_(std::move(rule)) {}
@@ -150,6 +166,8 @@ class AlgebraicStrategy final : public Strategy {
       return infeasible(code + "self_reference",
                         "statement {} reads its own output {} outside an accumulation prefix",
                         *item, stmt.lhs->name());
+    const ExprRef original = target;
+    if (rule_.through_selects) target = rewrite_through_selects(target);
     Algebra algebra;
     std::optional<GiNaC::ex> e = algebra.to_ginac(target);
     if (!e)
@@ -171,19 +189,68 @@ class AlgebraicStrategy final : public Strategy {
     }
     // 3. The rewrite changes something, and the result is LEIR.
     std::optional<GiNaC::ex> out = rule_.rewrite(*e, symbol ? &*symbol : nullptr);
-    if (!out)
+    const bool selects_changed = leir::print(target) != leir::print(original);
+    if (!out && !selects_changed)
       return infeasible(code + "no_change", "{} has nothing to rewrite, or the rewrite is not "
-                        "sound for the signs its factors may take", leir::print(target));
-    std::optional<ExprRef> back = algebra.to_leir(*out);
+                        "sound for the signs its factors may take", leir::print(original));
+    std::optional<ExprRef> back = out ? algebra.to_leir(*out) : target;
     if (!back)
       return infeasible(code + "unrepresentable", "the result of rewriting {} is not LEIR",
-                        leir::print(target));
-    if (leir::print(*back) == leir::print(target))
-      return infeasible(code + "no_change", "{} is already in that form", leir::print(target));
+                        leir::print(original));
+    if (leir::print(*back) == leir::print(original))
+      return infeasible(code + "no_change", "{} is already in that form", leir::print(original));
     ExprRef rhs = accumulate ? leir::Expr::binary(*accumulate, stmt.lhs, *back) : *back;
     Outcome<BlockPath> path = s.block();
     STEPTP_TRY(path);
     return Rewritten{*path, size_t(*item), stmt, leir::Stmt{stmt.lhs, rhs}};
+  }
+
+  // The rule applied to one select arm on its own (nullptr when it changes nothing or the
+  // result is not LEIR).
+  ExprRef rewrite_arm(const ExprRef& arm) const {
+    if (rule_.needs_symbol) return nullptr;
+    Algebra algebra;
+    std::optional<GiNaC::ex> e = algebra.to_ginac(arm);
+    if (!e) return nullptr;
+    std::optional<GiNaC::ex> out = rule_.rewrite(*e, nullptr);
+    if (!out) return nullptr;
+    std::optional<ExprRef> back = algebra.to_leir(*out);
+    if (!back || leir::print(*back) == leir::print(arm)) return nullptr;
+    return *back;
+  }
+
+  // Bottom-up: every select's arms rewritten on their own; exp(k*select) moved into the arms
+  // when the rule then rewrites one of them.
+  ExprRef rewrite_through_selects(const ExprRef& e) const {
+    return leir::rewrite(e, [&](const ExprRef& x) -> ExprRef {
+      if (is_select(x)) {
+        std::vector<ExprRef> args = x->args();
+        bool changed = false;
+        for (size_t k = 1; k < args.size(); ++k) {
+          if (ExprRef arm = rewrite_arm(args[k])) {
+            args[k] = arm;
+            changed = true;
+          }
+        }
+        return changed ? leir::Expr::call(leir::Function::kIfThenElse, std::move(args)) : x;
+      }
+      if (x->kind() != ExprKind::kCall || x->function() != leir::Function::kExp) return x;
+      auto [select, scale] = scaled_select(x->args()[0]);
+      if (!select) return x;
+      std::vector<ExprRef> args = select->args();
+      bool changed = false;
+      for (size_t k = 1; k < args.size(); ++k) {
+        ExprRef inside = scale ? leir::Expr::binary(BinaryOp::kMul, scale, args[k]) : args[k];
+        ExprRef moved = leir::Expr::call(leir::Function::kExp, {inside});
+        if (ExprRef arm = rewrite_arm(moved)) {
+          args[k] = arm;
+          changed = true;
+        } else {
+          args[k] = moved;
+        }
+      }
+      return changed ? leir::Expr::call(leir::Function::kIfThenElse, std::move(args)) : x;
+    });
   }
 
   AlgebraicRule rule_;

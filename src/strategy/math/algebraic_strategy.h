@@ -27,6 +27,13 @@ struct AlgebraicRule {
   bool needs_symbol = false;    // the site names the tensor to gather terms on
   // The rewrite; `symbol` is set when needs_symbol. nullopt: nothing to do or unsound here.
   std::function<std::optional<GiNaC::ex>(const GiNaC::ex&, const GiNaC::symbol* symbol)> rewrite;
+  // Also rewrite inside if_then_else (whose subtrees are otherwise opaque atoms): each arm on
+  // its own, and an exp of a select scaled by a number, exp(k*if_then_else(c, a, b)), moved
+  // into the arms as if_then_else(c, exp(k*a), exp(k*b)) when that lets the rule rewrite an
+  // arm (the condition picks one arm either way, so the values stay). powsimp uses it: Mish's
+  // exp(2*softplus(x)) becomes (1+exp(x))**2 on the softplus arm: exp, log and exp become one
+  // exp per arm.
+  bool through_selects = false;
 };
 
 std::unique_ptr<Strategy> make_algebraic_strategy(AlgebraicRule rule);

@@ -146,6 +146,10 @@ TEST(MathAlgebra, Powsimp) {
   // x**a*x**b merges only for a provably positive base.
   EXPECT_EQ(rewritten("A**C*A**D", powsimp_expr), "<none>");
   EXPECT_EQ(rewritten("(exp(E)+1)**C*(exp(E)+1)**D", powsimp_expr), full("(exp(E)+1)**(C+D)"));
+  // exp(n*log(y)) is y**n for an integer n; a fractional n stays (y**0.5 is sqrt, not a merge).
+  EXPECT_EQ(rewritten("exp(2*log(1+exp(A)))", powsimp_expr), full("(exp(A)+1)**2"));
+  EXPECT_EQ(rewritten("exp(-3*log(A))", powsimp_expr), full("1/A**3"));
+  EXPECT_EQ(rewritten("exp(0.5*log(A))", powsimp_expr), "<none>");
 }
 
 TEST(MathAlgebra, LogSplitNeedsPositiveFactors) {
