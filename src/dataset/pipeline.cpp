@@ -22,10 +22,34 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// The running executable's bytes, hashed (FNV-1a, 64 bits) once per process: a rebuilt steptp
+// whose strategies rewrite differently must not resume from the checkpoints of the old one
+// (the settings and the strategy names alone would match). "unknown" where /proc/self/exe
+// cannot be read, which then only compares equal to another unknown build.
+std::string executable_identity() {
+  static const std::string identity = [] {
+    std::ifstream in("/proc/self/exe", std::ios::binary);
+    if (!in) return std::string("unknown");
+    uint64_t h = 0xcbf29ce484222325ull;
+    char buffer[1 << 16];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+      for (std::streamsize i = 0; i < in.gcount(); ++i) {
+        h ^= static_cast<unsigned char>(buffer[i]);
+        h *= 0x100000001b3ull;
+      }
+    }
+    std::ostringstream hex;
+    hex << std::hex << h;
+    return hex.str();
+  }();
+  return identity;
+}
+
 // Everything that changes what a unit generates. A checkpoint made under another fingerprint
 // is stale and regenerated.
 json fingerprint(const GenerateOptions& g) {
   return {{"format", "steptp-dataset-checkpoint-1"},
+          {"executable", executable_identity()},
           {"seed", g.seed},
           {"max_depth", g.max_depth},
           {"max_sites_per_strategy", g.max_sites_per_strategy},
