@@ -31,7 +31,7 @@ struct AlgebraicRule {
   // its own, and an exp of a select scaled by a number, exp(k*if_then_else(c, a, b)), moved
   // into the arms as if_then_else(c, exp(k*a), exp(k*b)) when that lets the rule rewrite an
   // arm (the condition picks one arm either way, so the values stay). powsimp uses it: Mish's
-  // exp(2*softplus(x)) becomes (1+exp(x))**2 on the softplus arm: exp, log and exp become one
+  // exp(2*softplus(x)) becomes (exp(x)+1)**2 on the softplus arm: exp, log and exp become one
   // exp per arm.
   bool through_selects = false;
 };

@@ -4,7 +4,7 @@
 //   before: E=exp(A)*exp(C)   (operands abbreviated; E is the written tensor)
 //   after:  E=exp(A+C)
 //   before: E=exp(2*if_then_else(A>20,A,log(1+exp(A))))
-//   after:  E=if_then_else(A>20,exp(2*A),(1+exp(A))**2)
+//   after:  E=if_then_else(A>20,exp(2*A),(exp(A)+1)**2)
 //
 // Preconditions (numbered as in algebraic_strategy.cpp): 1. one statement with an algebraic right-hand side;
 // 3. the rewrite changes it. Values are kept: both forms are the same real function wherever
