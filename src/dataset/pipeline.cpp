@@ -15,6 +15,7 @@
 
 #include "dataset/chat_format.h"
 #include "dataset/progress.h"
+#include "dataset/seeded_random.h"
 
 namespace steptp::dataset {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// The running executable's bytes, hashed (FNV-1a, 64 bits) once per process: a rebuilt steptp
+// The running executable's bytes, hashed (stable_hash) once per process: a rebuilt steptp
 // whose strategies rewrite differently must not resume from the checkpoints of the old one
 // (the settings and the strategy names alone would match). "unknown" where /proc/self/exe
 // cannot be read, which then only compares equal to another unknown build.
@@ -30,16 +31,10 @@ std::string executable_identity() {
   static const std::string identity = [] {
     std::ifstream in("/proc/self/exe", std::ios::binary);
     if (!in) return std::string("unknown");
-    uint64_t h = 0xcbf29ce484222325ull;
-    char buffer[1 << 16];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-      for (std::streamsize i = 0; i < in.gcount(); ++i) {
-        h ^= static_cast<unsigned char>(buffer[i]);
-        h *= 0x100000001b3ull;
-      }
-    }
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
     std::ostringstream hex;
-    hex << std::hex << h;
+    hex << std::hex << stable_hash(bytes.str());
     return hex.str();
   }();
   return identity;

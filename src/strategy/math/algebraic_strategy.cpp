@@ -189,7 +189,7 @@ class AlgebraicStrategy final : public Strategy {
     }
     // 3. The rewrite changes something, and the result is LEIR.
     std::optional<GiNaC::ex> out = rule_.rewrite(*e, symbol ? &*symbol : nullptr);
-    const bool selects_changed = leir::print(target) != leir::print(original);
+    const bool selects_changed = target != original;  // rewrite keeps an unchanged tree
     if (!out && !selects_changed)
       return infeasible(code + "no_change", "{} has nothing to rewrite, or the rewrite is not "
                         "sound for the signs its factors may take", leir::print(original));
@@ -219,37 +219,37 @@ class AlgebraicStrategy final : public Strategy {
     return *back;
   }
 
+  // `select` with each arm replaced by the rule's rewrite of wrap(arm), or by wrap(arm) where
+  // the rule changes nothing; nullptr when it changes no arm at all.
+  ExprRef rewrite_arms(const ExprRef& select,
+                       const std::function<ExprRef(const ExprRef&)>& wrap) const {
+    std::vector<ExprRef> args = select->args();
+    bool changed = false;
+    for (size_t k = 1; k < args.size(); ++k) {
+      ExprRef candidate = wrap(args[k]);
+      ExprRef arm = rewrite_arm(candidate);
+      changed = changed || arm != nullptr;
+      args[k] = arm ? arm : candidate;
+    }
+    return changed ? leir::Expr::call(leir::Function::kIfThenElse, std::move(args)) : nullptr;
+  }
+
   // Bottom-up: every select's arms rewritten on their own; exp(k*select) moved into the arms
-  // when the rule then rewrites one of them.
+  // when the rule then rewrites one of them. Unchanged subtrees keep their pointers.
   ExprRef rewrite_through_selects(const ExprRef& e) const {
     return leir::rewrite(e, [&](const ExprRef& x) -> ExprRef {
+      ExprRef out;
       if (is_select(x)) {
-        std::vector<ExprRef> args = x->args();
-        bool changed = false;
-        for (size_t k = 1; k < args.size(); ++k) {
-          if (ExprRef arm = rewrite_arm(args[k])) {
-            args[k] = arm;
-            changed = true;
-          }
-        }
-        return changed ? leir::Expr::call(leir::Function::kIfThenElse, std::move(args)) : x;
+        out = rewrite_arms(x, [](const ExprRef& arm) { return arm; });
+      } else if (x->kind() == ExprKind::kCall && x->function() == leir::Function::kExp) {
+        auto [select, scale] = scaled_select(x->args()[0]);
+        if (select)
+          out = rewrite_arms(select, [&, scale = scale](const ExprRef& arm) {
+            ExprRef inside = scale ? leir::Expr::binary(BinaryOp::kMul, scale, arm) : arm;
+            return leir::Expr::call(leir::Function::kExp, {inside});
+          });
       }
-      if (x->kind() != ExprKind::kCall || x->function() != leir::Function::kExp) return x;
-      auto [select, scale] = scaled_select(x->args()[0]);
-      if (!select) return x;
-      std::vector<ExprRef> args = select->args();
-      bool changed = false;
-      for (size_t k = 1; k < args.size(); ++k) {
-        ExprRef inside = scale ? leir::Expr::binary(BinaryOp::kMul, scale, args[k]) : args[k];
-        ExprRef moved = leir::Expr::call(leir::Function::kExp, {inside});
-        if (ExprRef arm = rewrite_arm(moved)) {
-          args[k] = arm;
-          changed = true;
-        } else {
-          args[k] = moved;
-        }
-      }
-      return changed ? leir::Expr::call(leir::Function::kIfThenElse, std::move(args)) : x;
+      return out ? out : x;
     });
   }
 
