@@ -49,6 +49,15 @@ std::string for_header(const leir::Loop& l) {
 // (a tiled loop's inner tile is typically 4-64 iterations), so it runs sequentially.
 constexpr int64_t kMinWorkPerNestedRegion = int64_t{1} << 15;
 
+// `jam` with its loop indices counted after the first `dropped` loops of its block.
+LaneJam shifted(LaneJam jam, size_t dropped) {
+  jam.first -= dropped;
+  for (size_t& k : jam.hoisted) k -= dropped;
+  for (size_t& k : jam.jammed) k -= dropped;
+  for (size_t& k : jam.collapsed) k -= dropped;
+  return jam;
+}
+
 leir::ExprRef affine_expr(const leir::AffineForm& f) {
   leir::ExprRef e = leir::Expr::integer(f.constant);
   for (const auto& [var, coef] : f.coefs)
@@ -195,7 +204,7 @@ class CEmitter {
   // speed. The buffers are distinct allocations, so the qualifier holds. The loop variables open
   // around `b` are passed by value under their own names, so the body's text is unchanged.
   void emit_region(const leir::Block& b, bool inside_parallel, bool inside_serial,
-                   bool top_header) {
+                   bool top_header, const std::optional<LaneJam>& jam = std::nullopt) {
     std::vector<std::string> params;
     std::vector<std::string> args;
     for (const leir::TensorInfo& t : table_.tensors) {
@@ -222,7 +231,7 @@ class CEmitter {
     w_.open(fmt::format("static void {}({}) {{", name,
                         params.empty() ? std::string("void") : fmt::format("{}", fmt::join(params, ", "))));
     std::set<std::string> declared_outside = declared_;
-    emit_block(b, inside_parallel, inside_serial, top_header);
+    emit_block(b, inside_parallel, inside_serial, top_header, jam);
     declared_ = std::move(declared_outside);
     w_.close();
     regions_ += w_.take();
@@ -328,9 +337,9 @@ class CEmitter {
     return pinned;
   }
 
-  // Register-tiled reduction lanes (see find_lane_jam): one accumulator per iteration of the
-  // jammed loops, each updated in its own scope where the jammed variables are constants, all
-  // in one SIMD loop over the collapsed loops.
+  // Register-tiled reduction lanes (see find_lane_jam): inside the hoisted loops, one
+  // accumulator per iteration of the jammed loops, each updated in its own scope where the
+  // jammed variables are constants, all in one SIMD loop over the collapsed loops.
   void emit_lane_jam(const leir::Block& b, const LaneJam& jam, const std::string& op) {
     const leir::Stmt& s = *b.body[0].stmt;
     std::string type = c_storage_type(expr_.info(s.lhs->name()).dtype);
@@ -345,6 +354,7 @@ class CEmitter {
         w_.close();
       }
     };
+    for (size_t k : jam.hoisted) w_.open(for_header(b.loops[k]));
     w_.open("{");
     w_.line(fmt::format("{} {};", type, fmt::join(accumulators, ", ")));
     for_each_accumulator([&](int64_t j) {
@@ -366,6 +376,7 @@ class CEmitter {
       w_.line(fmt::format("{} = {};", expr_.element(s.lhs), accumulators[j]));
     });
     w_.close();
+    for (size_t k = 0; k < jam.hoisted.size(); ++k) w_.close();
   }
 
   // Output-stationary vector accumulators (see find_stationary_tile): every element one pass
@@ -417,8 +428,14 @@ class CEmitter {
   // `inside_parallel`: an enclosing loop already runs in a parallel region; `inside_serial`: an
   // enclosing loop runs sequentially.
   // `top_header`: b's loops are (the rest of) a top-level block's header, counted in top_depth_.
+  // `inherited_jam`: the lane jam found on the whole block a parallel loop was outlined from,
+  // its loop indices counted in `b`. The region's block has lost the outer loops, so its
+  // subscripts hold variables whose ranges the independence analysis no longer knows: found
+  // again there, the jam would be missed, and the search's cost model (which looks at the
+  // whole block) would price a jam the C does not have.
   void emit_block(const leir::Block& b, bool inside_parallel, bool inside_serial,
-                  bool top_header = false) {
+                  bool top_header = false,
+                  const std::optional<LaneJam>& inherited_jam = std::nullopt) {
     size_t opened = 0;
     if (top_header) declare_local_arrays();
     bool parallel = inside_parallel;
@@ -427,7 +444,7 @@ class CEmitter {
     std::optional<std::string> jam_op;
     if (options_.openmp && !b.loops.empty() &&
         (jam_op = lane_reduction_operator(b, b.loops.back())))
-      jam = find_lane_jam(b);
+      jam = inherited_jam ? inherited_jam : find_lane_jam(b);
     std::optional<StationaryTile> tile;
     if (!jam && b.body.size() == 1 && b.body[0].is_stmt() &&
         !is_tracked(b.body[0].stmt->lhs->name()))
@@ -459,7 +476,8 @@ class CEmitter {
               // a restrict-qualified call of its own (see emit_region).
               leir::Block rest = b;
               rest.loops.erase(rest.loops.begin(), rest.loops.begin() + static_cast<long>(i + run));
-              emit_region(rest, true, serial, top_header);
+              emit_region(rest, true, serial, top_header,
+                          jam ? std::optional<LaneJam>(shifted(*jam, i + run)) : std::nullopt);
               close_loops(opened, top_header);
               return;
             }

@@ -353,36 +353,102 @@ int64_t executions_from(const leir::Block& b, size_t from) {
   return total;
 }
 
+namespace {
+
+// A choice of jammed loops among the jammable ones (see find_lane_jam).
+struct JamChoice {
+  int64_t accumulators = 1;
+  int64_t loads = 0;  // per SIMD iteration: Σ over the reads of their jammed copies
+  int64_t registers = 0;
+};
+
+JamChoice evaluate_jam(const leir::Block& b, const std::vector<ExprRef>& reads,
+                       const std::vector<size_t>& jammed) {
+  JamChoice c;
+  for (size_t k : jammed) c.accumulators = saturating_mul(c.accumulators, b.loops[k].extent);
+  int64_t most = 0;
+  for (const ExprRef& r : reads) {
+    int64_t copies = 1;
+    for (size_t k : jammed)
+      if (analysis::mentions_var(r, b.loops[k].var)) copies *= b.loops[k].extent;
+    c.loads += copies;
+    most = std::max(most, copies);
+  }
+  c.registers = c.accumulators + (c.loads - most) + 2;
+  return c;
+}
+
+}  // namespace
+
 std::optional<LaneJam> find_lane_jam(const leir::Block& b) {
   if (b.loops.empty() || b.loops.back().kind != leir::LoopKind::kVectorized ||
       !analysis::reduction_lane_accumulation(b, b.loops.size() - 1))
     return std::nullopt;
   const leir::Stmt& s = *b.body[0].stmt;
-  LaneJam jam;
-  jam.collapsed.push_back(b.loops.size() - 1);
+  std::vector<size_t> jammable;  // outermost first
+  std::vector<size_t> collapsed{b.loops.size() - 1};
+  // More jammable loops than this are not weighed (2^n choices); the walk stops there.
+  constexpr size_t kMaxJammable = 8;
   size_t k = b.loops.size() - 1;
   while (k > 0) {
     const leir::Loop& l = b.loops[k - 1];
     if (!analysis::mentions_var(s.lhs, l.var)) {
       if (l.kind != leir::LoopKind::kSerial && l.kind != leir::LoopKind::kUnrolled) break;
-      jam.collapsed.insert(jam.collapsed.begin(), k - 1);
+      collapsed.insert(collapsed.begin(), k - 1);
     } else {
       if (l.kind == leir::LoopKind::kVectorized || l.extent < 1 ||
-          jam.accumulators * l.extent > kMaxJamAccumulators ||
+          l.extent > kMaxJamAccumulators || jammable.size() == kMaxJammable ||
           !analysis::is_independent_loop(b, l.var))
         break;
-      jam.accumulators *= l.extent;
-      jam.jammed.insert(jam.jammed.begin(), k - 1);
+      jammable.insert(jammable.begin(), k - 1);
     }
     --k;
   }
-  if (jam.accumulators < 2) return std::nullopt;
-  // Collapsed loops outside the outermost jammed one would re-read the accumulators' elements
-  // on every iteration: leave them to the ordinary lowering.
-  while (!jam.collapsed.empty() && jam.collapsed.front() < jam.jammed.front()) {
-    jam.collapsed.erase(jam.collapsed.begin());
+  if (jammable.empty()) return std::nullopt;
+  // Collapsed loops outside the outermost jammable one would re-read the accumulators'
+  // elements on every iteration: leave them to the ordinary lowering.
+  while (!collapsed.empty() && collapsed.front() < jammable.front())
+    collapsed.erase(collapsed.begin());
+
+  std::vector<ExprRef> reads;
+  leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
+    if (e->kind() == ExprKind::kAccess && !leir::equal(e, s.lhs)) reads.push_back(e);
+  });
+  // Every subset of the jammable loops; on equal loads per accumulator, more accumulators,
+  // then the earlier subset in this order (bit i: the i-th innermost jammable loop), so the
+  // choice is deterministic.
+  const size_t n = jammable.size();
+  std::optional<JamChoice> best;
+  std::vector<size_t> best_jammed;
+  for (uint32_t mask = 1; mask < (1u << n); ++mask) {
+    std::vector<size_t> jammed;
+    for (size_t i = 0; i < n; ++i)
+      if (mask & (1u << i)) jammed.push_back(jammable[n - 1 - i]);
+    std::reverse(jammed.begin(), jammed.end());
+    JamChoice c = evaluate_jam(b, reads, jammed);
+    if (c.accumulators < 2 || c.accumulators > kMaxJamAccumulators ||
+        c.registers > kJamVectorRegisters)
+      continue;
+    // c.loads / c.accumulators < best.loads / best.accumulators, in integers.
+    bool better = !best;
+    if (best) {
+      const int64_t lhs = c.loads * best->accumulators, rhs = best->loads * c.accumulators;
+      better = lhs < rhs || (lhs == rhs && c.accumulators > best->accumulators);
+    }
+    if (better) {
+      best = c;
+      best_jammed = std::move(jammed);
+    }
   }
-  jam.first = jam.jammed.front();
+  if (!best) return std::nullopt;
+  LaneJam jam;
+  jam.first = jammable.front();
+  jam.jammed = best_jammed;
+  for (size_t j : jammable)
+    if (std::find(best_jammed.begin(), best_jammed.end(), j) == best_jammed.end())
+      jam.hoisted.push_back(j);
+  jam.collapsed = std::move(collapsed);
+  jam.accumulators = best->accumulators;
   return jam;
 }
 

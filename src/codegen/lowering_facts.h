@@ -121,20 +121,30 @@ int64_t executions_from(const leir::Block& b, size_t from);
 // Register tiling of reduction lanes — the C backend's unroll-and-jam. A block whose one
 // statement accumulates (sum, product, max, min) into an element that does not depend on its
 // innermost loop, a vectorized (V) loop, is lowered as one SIMD loop when loops around it are
-//   - "jammed": independent loops whose variable is in the LHS subscript (each iteration owns
-//     its elements), fully unrolled into separate accumulators, at most kMaxJamAccumulators of
-//     them; or
+//   - "jammable": independent loops whose variable is in the LHS subscript (each iteration owns
+//     its elements), of at most kMaxJamAccumulators iterations; or
 //   - "collapsed": serial (L or U) loops whose variable is not in the LHS subscript (more of
 //     the same reduction), folded with the V loop into one `omp simd collapse` loop.
-// The walk goes outward from the V loop and stops at the first loop that is neither. Legal
-// because each element's updates keep their order up to the reassociation that reduction lanes
-// already allow, and jammed iterations touch disjoint elements. One dot-product chain becomes
-// many independent vector accumulators that share their loads (a 4x4 tile of a GEMM: 8 loads
-// for 16 multiply-adds instead of 32).
+// The walk goes outward from the V loop and stops at the first loop that is neither. Of the
+// jammable loops, a set is "jammed" — fully unrolled into separate accumulators inside the
+// SIMD loop — and the rest are "hoisted": kept as ordinary loops around it. The jammed set is
+// the one that loads least per accumulator update among those whose registers fit
+// kJamVectorRegisters — the accumulators, every jammed copy of each read but the most-copied
+// one (held while that one streams through a register), and a product — ties going to more
+// accumulators: a jam that does not fit spills accumulators to the stack on every iteration. Legal because each element's updates keep
+// their order up to the reassociation that reduction lanes already allow, and the iterations
+// of jammed and hoisted loops touch disjoint elements. One dot-product chain becomes many
+// independent vector accumulators that share their loads (a 2x4 tile of a GEMM: 6 loads for 8
+// multiply-adds instead of 16).
 constexpr int64_t kMaxJamAccumulators = 16;
+// Of the 16 AVX2 registers; the compiler keeps the last two for its own temporaries. Measured
+// (1 thread, a 128x512x1024 GEMM, session 13): jams of 2 A rows x 4 B rows (need 12) 7.1-8.2
+// ms, 2 x 8 (need 20) 8.2-10.9 ms, 4 x 4 (need 22) 11-17 ms.
+constexpr int64_t kJamVectorRegisters = 14;
 
 struct LaneJam {
   size_t first = 0;               // b.loops[first..] are lowered together
+  std::vector<size_t> hoisted;    // loop indices, outermost first: loops around the SIMD loop
   std::vector<size_t> jammed;     // loop indices, outermost first
   std::vector<size_t> collapsed;  // loop indices, outermost first; the V loop is last
   int64_t accumulators = 1;       // product of the jammed extents (at least 2)

@@ -150,12 +150,19 @@ inline const std::vector<NamedProgram>& codegen_programs() {
       {"reduction_lanes_unjammed",
        "input A f64[20,3,16]\noutput C f64[20]\n"
        "B^{20}_{tx=0}L^{3}_{a=0}V^{16}_{c=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,a,c};];\n"},
-      // A 4x4 register tile of a matrix product (A times C transposed): 16 accumulators, the
-      // k tiles (g) collapsed with the lanes.
+      // The loops of a 4x4 register tile of a matrix product (A times C transposed), the k
+      // tiles (g) collapsed with the lanes; 16 accumulators would spill, so 8 are jammed.
       {"register_tiled_matmul",
        "input A f64[8,32]\ninput C f64[8,32]\noutput F f64[8,8]\n"
        "L^{2}_{d=0}L^{2}_{f=0}B^{4}_{tx=0}L^{4}_{a=0}L^{2}_{g=0}V^{16}_{c=0}[F^{f64,g}_{d*4+tx,f*4+a}="
        "F^{f64,g}_{d*4+tx,f*4+a}+A^{f64,g}_{d*4+tx,g*16+c}*C^{f64,g}_{f*4+a,g*16+c};];\n"},
+      // A jam under a parallel loop: the B loop (too long to jam) is outlined into a parallel
+      // region, and the f x a tile inside it is still jammed there.
+      {"register_tiled_matmul_under_parallel_loop",
+       "input A f64[32,128]\ninput C f64[16,128]\noutput F f64[32,16]\n"
+       "L^{2}_{e=0}B^{32}_{tx=0}L^{2}_{f=0}L^{4}_{a=0}L^{8}_{g=0}V^{16}_{c=0}"
+       "[F^{f64,g}_{tx,e*8+(f*4+a)}=F^{f64,g}_{tx,e*8+(f*4+a)}"
+       "+A^{f64,g}_{tx,g*16+c}*C^{f64,g}_{e*8+(f*4+a),g*16+c};];\n"},
       {"reduction_lanes_max_min_f32",
        "input A f32[5,2,16]\noutput C f32[5]\noutput D f32[5]\n"
        "B^{5}_{tx=0}L^{2}_{a=0}V^{16}_{c=0}[C^{f32,g}_{tx}=max(C^{f32,g}_{tx},A^{f32,g}_{tx,a,c});];"

@@ -238,25 +238,28 @@ TEST(CostModel, ChargesTheLatencyOfAReductionChainUnlessItRunsInLanes) {
   EXPECT_DOUBLE_EQ(estimated_cost(unit_inner), 16384 * 4.45);
 }
 
-// The C backend jams the 4x4 (t, u) tile around the lanes into 16 accumulators, with the b loop
-// collapsed into the SIMD loop: A's load is shared by the 4 u-copies, B's by the 4 t-copies, the
-// 16 accumulators are independent chains, and a lane run is b and a together (128 iterations).
+// The C backend jams the 2x4 (t, u) tile around the lanes into 8 accumulators, with the b loop
+// collapsed into the SIMD loop: A's load is shared by the 4 u-copies, B's by the 2 t-copies, the
+// 8 accumulators are independent chains, and a lane run is b and a together (128 iterations).
 TEST(CostModel, JammedReductionLanesShareLoadsAndHideTheChain) {
-  const std::string decls = "input A f64[128,128]\ninput B f64[4,128]\noutput C f64[128,4]\n";
+  const std::string decls = "input A f64[64,128]\ninput B f64[4,128]\noutput C f64[64,4]\n";
   leir::Program jammed = parse(
-      decls + "L^{32}_{d=0}L^{4}_{t=0}L^{4}_{u=0}L^{8}_{b=0}V^{16}_{a=0}[C^{f64,g}_{d*4+t,u}="
-              "C^{f64,g}_{d*4+t,u}+A^{f64,g}_{d*4+t,b*16+a}*B^{f64,g}_{u,b*16+a};];");
-  // Per execution: 1 + C read and written (0.1 each) + A and B (unit stride, 0.25 each, shared
-  // by 4 accumulators) + the chain, 3 · 4 / (16 lanes · 16 accumulators).
+      decls + "L^{32}_{d=0}L^{2}_{t=0}L^{4}_{u=0}L^{8}_{b=0}V^{16}_{a=0}[C^{f64,g}_{d*2+t,u}="
+              "C^{f64,g}_{d*2+t,u}+A^{f64,g}_{d*2+t,b*16+a}*B^{f64,g}_{u,b*16+a};];");
+  // Per execution: 1 + C read and written (0.1 each) + A (unit stride, 0.25, its 2 rows each
+  // shared by 4 accumulators) + B (0.25, its 4 rows each shared by 2) + the chain,
+  // 3 · 4 / (16 lanes · 8 accumulators).
   EXPECT_DOUBLE_EQ(estimated_cost(jammed),
-                   65536 * (1 + 0.2 + 0.5 / 4 + 3.0 * 4 / 256) / 4 + 65536 / 128 * 4);
+                   32768 * (1 + 0.2 + 0.25 / 4 + 0.25 / 2 + 3.0 * 4 / 128) / 4 +
+                       32768 / 128 * 4);
   // The same nest with the tile outside the b loop: jammed too, but every b iteration is a new
   // lane run (16 iterations), and the accumulators are reloaded each time.
   leir::Program outside = parse(
-      decls + "L^{32}_{d=0}L^{8}_{b=0}L^{4}_{t=0}L^{4}_{u=0}V^{16}_{a=0}[C^{f64,g}_{d*4+t,u}="
-              "C^{f64,g}_{d*4+t,u}+A^{f64,g}_{d*4+t,b*16+a}*B^{f64,g}_{u,b*16+a};];");
+      decls + "L^{32}_{d=0}L^{8}_{b=0}L^{2}_{t=0}L^{4}_{u=0}V^{16}_{a=0}[C^{f64,g}_{d*2+t,u}="
+              "C^{f64,g}_{d*2+t,u}+A^{f64,g}_{d*2+t,b*16+a}*B^{f64,g}_{u,b*16+a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(outside),
-                   65536 * (1 + 0.2 + 0.5 / 4 + 3.0 * 4 / 256) / 4 + 65536 / 16 * 4);
+                   32768 * (1 + 0.2 + 0.25 / 4 + 0.25 / 2 + 3.0 * 4 / 128) / 4 +
+                       32768 / 16 * 4);
   EXPECT_LT(estimated_cost(jammed), estimated_cost(outside));
 }
 
