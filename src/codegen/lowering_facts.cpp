@@ -8,6 +8,7 @@
 
 #include "analysis/access.h"
 #include "analysis/dependence.h"
+#include "leir/interval.h"
 #include "leir/visit.h"
 #include "support/error.h"
 #include "support/saturating.h"
@@ -358,23 +359,45 @@ namespace {
 // A choice of jammed loops among the jammable ones (see find_lane_jam).
 struct JamChoice {
   int64_t accumulators = 1;
-  int64_t loads = 0;  // per SIMD iteration: Σ over the reads of their jammed copies
   int64_t registers = 0;
+  double cost = 0;  // per accumulator update, in vector loads (see kJamSpillCost)
 };
+
+// Whether `read` walks memory with unit stride along the V loop `lanes` in whole vectors: only
+// its last subscript mentions the loop, with coefficient 1, and the loop's extent is a multiple
+// of the vector width. Otherwise GCC assembles each vector of it element by element (the
+// collapsed SIMD loop crosses into the next row mid-vector, or the stride is not 1).
+bool loads_whole_vectors(const ExprRef& read, const leir::Loop& lanes) {
+  if (lanes.extent % kStationaryLanes != 0) return false;
+  const auto& idx = read->indices();
+  for (size_t d = 0; d + 1 < idx.size(); ++d)
+    if (analysis::mentions_var(idx[d], lanes.var)) return false;
+  if (idx.empty()) return true;
+  std::optional<leir::AffineForm> last = leir::affine_form(*idx.back());
+  if (!last) return !analysis::mentions_var(idx.back(), lanes.var);
+  auto it = last->coefs.find(lanes.var);
+  return it == last->coefs.end() || it->second == 1;
+}
 
 JamChoice evaluate_jam(const leir::Block& b, const std::vector<ExprRef>& reads,
                        const std::vector<size_t>& jammed) {
   JamChoice c;
   for (size_t k : jammed) c.accumulators = saturating_mul(c.accumulators, b.loops[k].extent);
-  int64_t most = 0;
+  int64_t loads = 0, most = 0;
+  double weighted = 0;
   for (const ExprRef& r : reads) {
     int64_t copies = 1;
     for (size_t k : jammed)
       if (analysis::mentions_var(r, b.loops[k].var)) copies *= b.loops[k].extent;
-    c.loads += copies;
+    loads += copies;
     most = std::max(most, copies);
+    weighted += static_cast<double>(copies) *
+                (loads_whole_vectors(r, b.loops.back()) ? 1.0 : kStationaryLanes);
   }
-  c.registers = c.accumulators + (c.loads - most) + 2;
+  c.registers = c.accumulators + (loads - most) + 2;
+  const int64_t spilled = std::max<int64_t>(0, c.registers - kJamVectorRegisters);
+  c.cost = (weighted + kJamSpillCost * static_cast<double>(spilled)) /
+           static_cast<double>(c.accumulators);
   return c;
 }
 
@@ -414,9 +437,9 @@ std::optional<LaneJam> find_lane_jam(const leir::Block& b) {
   leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
     if (e->kind() == ExprKind::kAccess && !leir::equal(e, s.lhs)) reads.push_back(e);
   });
-  // Every subset of the jammable loops; on equal loads per accumulator, more accumulators,
-  // then the earlier subset in this order (bit i: the i-th innermost jammable loop), so the
-  // choice is deterministic.
+  // Every subset of the jammable loops; on equal cost, more accumulators, then the earlier
+  // subset in this order (bit i: the i-th innermost jammable loop), so the choice is
+  // deterministic.
   const size_t n = jammable.size();
   std::optional<JamChoice> best;
   std::vector<size_t> best_jammed;
@@ -426,15 +449,9 @@ std::optional<LaneJam> find_lane_jam(const leir::Block& b) {
       if (mask & (1u << i)) jammed.push_back(jammable[n - 1 - i]);
     std::reverse(jammed.begin(), jammed.end());
     JamChoice c = evaluate_jam(b, reads, jammed);
-    if (c.accumulators < 2 || c.accumulators > kMaxJamAccumulators ||
-        c.registers > kJamVectorRegisters)
-      continue;
-    // c.loads / c.accumulators < best.loads / best.accumulators, in integers.
-    bool better = !best;
-    if (best) {
-      const int64_t lhs = c.loads * best->accumulators, rhs = best->loads * c.accumulators;
-      better = lhs < rhs || (lhs == rhs && c.accumulators > best->accumulators);
-    }
+    if (c.accumulators < 2 || c.accumulators > kMaxJamAccumulators) continue;
+    const bool better = !best || c.cost < best->cost - 1e-12 ||
+                        (c.cost <= best->cost + 1e-12 && c.accumulators > best->accumulators);
     if (better) {
       best = c;
       best_jammed = std::move(jammed);

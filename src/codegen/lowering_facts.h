@@ -128,19 +128,28 @@ int64_t executions_from(const leir::Block& b, size_t from);
 // The walk goes outward from the V loop and stops at the first loop that is neither. Of the
 // jammable loops, a set is "jammed" — fully unrolled into separate accumulators inside the
 // SIMD loop — and the rest are "hoisted": kept as ordinary loops around it. The jammed set is
-// the one that loads least per accumulator update among those whose registers fit
-// kJamVectorRegisters — the accumulators, every jammed copy of each read but the most-copied
-// one (held while that one streams through a register), and a product — ties going to more
-// accumulators: a jam that does not fit spills accumulators to the stack on every iteration. Legal because each element's updates keep
-// their order up to the reassociation that reduction lanes already allow, and the iterations
-// of jammed and hoisted loops touch disjoint elements. One dot-product chain becomes many
-// independent vector accumulators that share their loads (a 2x4 tile of a GEMM: 6 loads for 8
-// multiply-adds instead of 16).
+// the one that costs least per accumulator update, counting
+//   - its loads: every jammed copy of each read, a whole-vector load as 1 and a vector GCC
+//     assembles element by element (stride other than 1 along the V loop, or a V loop that is
+//     not a whole number of vectors, so that the collapsed loop crosses rows mid-vector) as
+//     kStationaryLanes;
+//   - its spills: registers beyond kJamVectorRegisters — the accumulators, every jammed copy
+//     of each read but the most-copied one (held while that one streams through a register)
+//     and a product — each a store and a reload per iteration, kJamSpillCost;
+// ties going to more accumulators. Legal because each element's updates keep their order up to
+// the reassociation that reduction lanes already allow, and the iterations of jammed and
+// hoisted loops touch disjoint elements. One dot-product chain becomes many independent vector
+// accumulators that share their loads (a 2x4 tile of a GEMM: 6 loads for 8 multiply-adds
+// instead of 16).
 constexpr int64_t kMaxJamAccumulators = 16;
-// Of the 16 AVX2 registers; the compiler keeps the last two for its own temporaries. Measured
-// (1 thread, a 128x512x1024 GEMM, session 13): jams of 2 A rows x 4 B rows (need 12) 7.1-8.2
-// ms, 2 x 8 (need 20) 8.2-10.9 ms, 4 x 4 (need 22) 11-17 ms.
+// Of the 16 AVX2 registers; the compiler keeps the last two for its own temporaries.
 constexpr int64_t kJamVectorRegisters = 14;
+// Measured (1 thread, session 13), fastest of 3 rounds: on a 128x512x1024 GEMM (whole-vector
+// loads) jams of 2 A rows x 4 B rows (cost 0.75, no spill) 5.5-7.5 ms, 2 x 8 (0.625 + 6 spilled
+// / 16 = 1.0) 8.0-8.7 ms, 4 x 4 (1.0) 9.1-9.4 ms, 1 x 16 (1.375) 21-22 ms against 1 x 4
+// (1.25) 8.8-9.0 ms; on a transposed 1-D convolution whose V loop has 5 lanes (assembled
+// vectors) a 4 x 4 jam (2.5) 28-33 ms against 1 x 4 (5.0) 44 ms.
+constexpr double kJamSpillCost = 1.0;
 
 struct LaneJam {
   size_t first = 0;               // b.loops[first..] are lowered together

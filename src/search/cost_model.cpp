@@ -64,8 +64,8 @@ constexpr double kLaneRunCost = 4.0;
 constexpr int64_t kL1Lines = 512;  // 32 KiB of 64-byte lines
 
 // The stride of `access` along the innermost loop variable `inner`: unit when only one
-// subscript mentions it and every dimension after that subscript has extent 1 (shape known),
-// or when only the last subscript mentions it. X[c,0] of an [n,1] tensor walks memory with
+// subscript mentions it, with coefficient ±1, and either it is the last subscript or every
+// dimension after it has extent 1 (shape known): X[c,0] of an [n,1] tensor walks memory with
 // stride 1 just like X[0,c] of a [1,n] one.
 Stride stride_of(const leir::Expr& access, const std::string& inner,
                  const std::vector<int64_t>* shape) {
@@ -76,6 +76,13 @@ Stride stride_of(const leir::Expr& access, const std::string& inner,
   if (mentioning.empty()) return Stride::kInvariant;
   if (mentioning.size() > 1) return Stride::kStrided;
   const size_t at = mentioning.front();
+  // A coefficient other than ±1 (c-3*f along f) skips elements: GCC assembles its vectors
+  // element by element.
+  if (std::optional<leir::AffineForm> form = leir::affine_form(*idx[at])) {
+    auto coef = form->coefs.find(inner);
+    if (coef != form->coefs.end() && coef->second != 1 && coef->second != -1)
+      return Stride::kStrided;
+  }
   if (at + 1 == idx.size()) return Stride::kUnit;
   if (!shape || shape->size() != idx.size()) return Stride::kStrided;
   for (size_t k = at + 1; k < shape->size(); ++k)

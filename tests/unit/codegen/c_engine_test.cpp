@@ -193,6 +193,11 @@ TEST(CEmitter, SmallLoopsAroundReductionLanesAreJammed) {
   const size_t hoisted = tile.code.find("for (int64_t i_a = 0; i_a < 4; ++i_a) {");
   EXPECT_LT(hoisted, tile.code.find("#pragma omp simd collapse(2)")) << tile.code;
   EXPECT_EQ(count(tile.code, "const int64_t i_f = 1; const int64_t i_tx = 3;"), 3) << tile.code;
+  // Over 5 lanes every load is assembled element by element (4 times a whole-vector load): the
+  // 4x4 jam's 8 loads and 8 spilled registers per 16 updates (2.5 each) beat the 4x2 jam's 6
+  // loads per 8 (3) and the 1x4 jam's 5 per 4 (5).
+  CSource assembled = emitted("register_tiled_matmul_assembled_lanes");
+  EXPECT_EQ(count(assembled.code, "= stp_acc15;"), 1) << assembled.code;
   // Under a parallel loop the jam is found on the whole block and kept in the region the loop
   // is outlined into (found again there, where e is a free variable of unknown range in the
   // same subscript, it would be missed: nothing shows that f and a own their elements).

@@ -163,6 +163,12 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "L^{2}_{e=0}B^{32}_{tx=0}L^{2}_{f=0}L^{4}_{a=0}L^{8}_{g=0}V^{16}_{c=0}"
        "[F^{f64,g}_{tx,e*8+(f*4+a)}=F^{f64,g}_{tx,e*8+(f*4+a)}"
        "+A^{f64,g}_{tx,g*16+c}*C^{f64,g}_{e*8+(f*4+a),g*16+c};];\n"},
+      // The same 4x4 tile over 5 lanes: GCC assembles each vector of the collapsed k loop
+      // element by element, so sharing those loads outweighs spilling: all 16 are jammed.
+      {"register_tiled_matmul_assembled_lanes",
+       "input A f64[8,40]\ninput C f64[8,40]\noutput F f64[8,8]\n"
+       "L^{2}_{d=0}L^{2}_{f=0}L^{4}_{tx=0}L^{4}_{a=0}L^{8}_{g=0}V^{5}_{c=0}[F^{f64,g}_{d*4+tx,f*4+a}="
+       "F^{f64,g}_{d*4+tx,f*4+a}+A^{f64,g}_{d*4+tx,g*5+c}*C^{f64,g}_{f*4+a,g*5+c};];\n"},
       {"reduction_lanes_max_min_f32",
        "input A f32[5,2,16]\noutput C f32[5]\noutput D f32[5]\n"
        "B^{5}_{tx=0}L^{2}_{a=0}V^{16}_{c=0}[C^{f32,g}_{tx}=max(C^{f32,g}_{tx},A^{f32,g}_{tx,a,c});];"
