@@ -215,6 +215,18 @@ TEST(CostModel, ReadsTheStrideFromTheShapeWhenTrailingDimensionsHaveExtentOne) {
   EXPECT_DOUBLE_EQ(estimated_cost(pairs), 65536 * 3.0);
 }
 
+// A subscript that scales the innermost variable skips elements: A[c*2] along c is strided even
+// in the last dimension (L2-sized: 1.0 per access, no lanes), while A[131071-c] (coefficient -1)
+// walks it with unit stride.
+TEST(CostModel, ACoefficientOtherThanPlusOrMinusOneIsAStride) {
+  const std::string decls = "input A f64[131072]\noutput C f64[65536]\n";
+  leir::Program every_other = parse(decls + "L^{65536}_{c=0}[C^{f64,g}_{c}=A^{f64,g}_{c*2};];");
+  leir::Program reversed =
+      parse(decls + "L^{65536}_{c=0}[C^{f64,g}_{c}=A^{f64,g}_{131071-c};];");
+  EXPECT_DOUBLE_EQ(estimated_cost(every_other), 65536 * (1 + 0.25 + 1.0));
+  EXPECT_DOUBLE_EQ(estimated_cost(reversed), 65536 * 1.5 / 4);
+}
+
 TEST(CostModel, ChargesTheLatencyOfAReductionChainUnlessItRunsInLanes) {
   const std::string decls = "input A f64[128,128]\noutput D f64[128]\n";
   // Per execution: 1 + D read and written (invariant, 0.1 each) + A (unit, 0.25) + 3 for the
