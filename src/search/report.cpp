@@ -27,6 +27,12 @@ int reported_best(const Engine& engine, const RunInfo& info) {
   return info.selection ? info.selection->best : engine.best();
 }
 
+// The finalist the selection kept: the reported best, or the program the confirmation then
+// measured slower than the baseline.
+int selected_node(const RunInfo& info) {
+  return info.selection->unconfirmed != 0 ? info.selection->unconfirmed : info.selection->best;
+}
+
 const Confirmation* confirmation_of(const RunInfo& info) {
   return info.selection && info.selection->confirmation ? &*info.selection->confirmation
                                                         : nullptr;
@@ -105,11 +111,15 @@ nlohmann::json report_json(const Engine& engine, const RunInfo& info) {
                            {"median_ms", f.median_ms}});
     j["selection"] = {{"rounds", info.selection->rounds},
                       {"search_best", engine.best()},
-                      {"kept", info.selection->best},
+                      {"kept", selected_node(info)},
                       {"finalists", finalists}};
   }
   if (const Confirmation* c = confirmation_of(info)) {
+    // `node` is the program confirmed; `kept` false when it measured slower than the baseline
+    // and the run reports the initial program instead.
     j["confirmation"] = {{"rounds", c->rounds},
+                         {"node", selected_node(info)},
+                         {"kept", info.selection->unconfirmed == 0},
                          {"baseline_ms", c->baseline_ms},
                          {"best_ms", c->best_ms},
                          {"speedup", c->speedup()}};
@@ -143,9 +153,11 @@ std::string report_markdown(const Engine& engine, const RunInfo& info) {
                     engine.baseline_ms());
   md += fmt::format("| best program (depth {}) | {:.4f} | {:.2f}× |\n", best.depth, best.time_ms,
                     best.speedup);
+  const int unconfirmed = info.selection ? info.selection->unconfirmed : 0;
   if (const Confirmation* c = confirmation_of(info))
-    md += fmt::format("| re-measured after the search, alternately ({} rounds) | {:.4f} → {:.4f} "
-                      "| {:.2f}× |\n",
+    md += fmt::format("| {} re-measured after the search, alternately ({} rounds) | {:.4f} → "
+                      "{:.4f} | {:.2f}× |\n",
+                      unconfirmed != 0 ? fmt::format("node {}", unconfirmed) : std::string("best"),
                       c->rounds, c->baseline_ms, c->best_ms, c->speedup());
   if (info.torch)
     md += fmt::format("| PyTorch eager ({} thread(s)) | {:.4f} | best is {:.2f}× faster |\n",
@@ -156,7 +168,7 @@ std::string report_markdown(const Engine& engine, const RunInfo& info) {
   // After the table: a paragraph between its rows would end it.
   if (info.selection && info.selection->rounds > 0) {
     md += fmt::format("\nKept node {} of {} finalists measured again ({} rounds, median):",
-                      info.selection->best, info.selection->finalists.size(),
+                      selected_node(info), info.selection->finalists.size(),
                       info.selection->rounds);
     for (const Finalist& f : info.selection->finalists)
       md += f.median_ms > 0 ? fmt::format(" node {} {:.4f} ms (search {:.2f}×);", f.id,
@@ -164,8 +176,12 @@ std::string report_markdown(const Engine& engine, const RunInfo& info) {
                             : fmt::format(" node {} failed to measure;", f.id);
     md += "\n";
   }
+  if (unconfirmed != 0)
+    md += fmt::format("\nNode {} measured slower than the initial program when re-measured "
+                      "against it: the initial program is reported as the best.\n",
+                      unconfirmed);
   md += "\n## Step trace (replayable)\n\n";
-  if (best.trace.empty()) md += "No verified step beat the initial program.\n";
+  if (best.trace.empty() && unconfirmed == 0) md += "No verified step beat the initial program.\n";
   std::vector<int> path = path_to(engine, best.id);
   for (size_t i = 1; i < path.size(); ++i) {
     const Node& n = engine.node(path[i]);

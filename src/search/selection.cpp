@@ -74,8 +74,13 @@ Selection select_best(const Engine& engine, Evaluator& evaluator, int finalists,
     base.push_back(*b);
     top.push_back(*t);
   }
-  if (!base.empty())
+  if (!base.empty()) {
     s.confirmation = Confirmation{static_cast<int>(base.size()), median(base), median(top)};
+    if (s.confirmation->best_ms > s.confirmation->baseline_ms) {
+      s.unconfirmed = s.best;
+      s.best = 0;
+    }
+  }
   return s;
 }
 

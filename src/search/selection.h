@@ -29,14 +29,19 @@ struct Confirmation {
 
 struct Selection {
   int best = 0;                     // the node the run reports as its best
+  // The node the selection kept but the confirmation measured slower than the baseline (0:
+  // none). The run then reports the initial program: it never hands back a program that its own
+  // unbiased measurement found slower than the one it was given.
+  int unconfirmed = 0;
   int rounds = 0;                   // selection rounds (0: a single finalist, nothing to select)
   std::vector<Finalist> finalists;  // in the search's order (fastest first)
   std::optional<Confirmation> confirmation;
 };
 
 // `finalists` ≥ 1 programs take part (the search's best first, then the next fastest accepted
-// nodes); `rounds` selection rounds and then `rounds` confirmation rounds. rounds == 0 keeps the
-// search's best unmeasured. A finalist whose measurement fails is out of the selection; a failed
+// nodes); `rounds` selection rounds and then `rounds` confirmation rounds; a kept program whose
+// confirmation median is slower than the baseline's becomes `unconfirmed` and `best` the
+// initial program (node 0). rounds == 0 keeps the search's best unmeasured. A finalist whose measurement fails is out of the selection; a failed
 // confirmation only drops the confirmation.
 Selection select_best(const Engine& engine, Evaluator& evaluator, int finalists, int rounds);
 

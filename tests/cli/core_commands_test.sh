@@ -98,8 +98,14 @@ assert sel["rounds"] == 1 and len(sel["finalists"]) == 2, sel
 fastest = min(sel["finalists"], key=lambda f: f["median_ms"])
 assert sel["kept"] == fastest["id"], sel
 kept = [n for n in r["tree"] if n["id"] == sel["kept"]][0]
-assert r["best"]["time_ms"] == kept["time_ms"], (r["best"], kept)
-assert r["confirmation"]["rounds"] == 1
+conf = r["confirmation"]
+assert conf["rounds"] == 1 and conf["node"] == sel["kept"], conf
+# The kept finalist is the best unless the confirmation measured it slower than the baseline;
+# then the initial program is (this tiny program's timings are noise either way).
+assert conf["kept"] == (conf["best_ms"] <= conf["baseline_ms"]), conf
+reported = kept if conf["kept"] else r["tree"][0]
+assert r["best"]["time_ms"] == reported["time_ms"], (r["best"], reported)
+assert conf["kept"] or r["best"]["trace"] == [], r["best"]
 PY
 expect_exit 2 "optimize --finalists 0 is refused" -- "$STEPTP" optimize "$EX/matmul.leir" --finalists 0
 expect_output "--finalists" "the bad flag is named"

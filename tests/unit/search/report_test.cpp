@@ -53,6 +53,8 @@ TEST(Report, TheKeptFinalistIsTheReportedBest) {
   EXPECT_EQ(j["selection"]["search_best"], engine->best());
   EXPECT_EQ(j["selection"]["finalists"].size(), 2u);
   EXPECT_DOUBLE_EQ(j["confirmation"]["speedup"].get<double>(), 100.0 / 48);
+  EXPECT_EQ(j["confirmation"]["node"], kept);
+  EXPECT_EQ(j["confirmation"]["kept"], true);
   EXPECT_DOUBLE_EQ(j["torch"]["speedup_of_best"].get<double>(), 30.0 / 50);
 
   std::string md = report_markdown(*engine, info);
@@ -67,6 +69,34 @@ TEST(Report, TheKeptFinalistIsTheReportedBest) {
   for (size_t at = md.find('\n', table); at < torch_row; at = md.find('\n', at + 1))
     EXPECT_EQ(md[at + 1], '|') << "the table is interrupted at offset " << at;
   EXPECT_NE(md.find("1. `s1`"), std::string::npos) << md;
+}
+
+TEST(Report, AnUnconfirmedProgramLeavesTheInitialProgramAsTheBest) {
+  TwoChildren run;
+  auto& engine = run.engine;
+  RunInfo info;
+  info.workload = "w";
+  Selection sel;
+  sel.best = 0;
+  sel.unconfirmed = engine->best();
+  sel.rounds = 3;
+  sel.finalists = {{engine->best(), 2.5, 60}};
+  sel.confirmation = Confirmation{3, 100, 104};
+  info.selection = sel;
+
+  nlohmann::json j = report_json(*engine, info);
+  EXPECT_EQ(j["best"]["trace"], nlohmann::json::array());
+  EXPECT_DOUBLE_EQ(j["best"]["speedup"].get<double>(), 1.0);
+  EXPECT_EQ(j["selection"]["kept"], engine->best());
+  EXPECT_EQ(j["confirmation"]["node"], engine->best());
+  EXPECT_EQ(j["confirmation"]["kept"], false);
+  EXPECT_DOUBLE_EQ(j["confirmation"]["speedup"].get<double>(), 100.0 / 104);
+
+  std::string md = report_markdown(*engine, info);
+  EXPECT_NE(md.find(fmt::format("| node {} re-measured after the search", engine->best())),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("the initial program is reported as the best"), std::string::npos) << md;
+  EXPECT_EQ(md.find("No verified step beat the initial program."), std::string::npos) << md;
 }
 
 TEST(Report, WithoutASelectionTheSearchBestIsReported) {

@@ -95,6 +95,24 @@ TEST(Selection, AFinalistThatFailsToMeasureIsOut) {
   EXPECT_DOUBLE_EQ(sel.finalists[2].median_ms, 0);
 }
 
+// The confirmation's fresh rounds are the unbiased measurement: when the kept program is slower
+// than the baseline there, the run reports the initial program and names the one it dropped.
+TEST(Selection, AKeptProgramSlowerThanTheBaselineWhenConfirmedGivesBackTheInitialProgram) {
+  Searched s;
+  s.evaluator.times = {{0, 100}, {1, 130}, {2, 105}, {3, 120}};
+  Selection sel = select_best(*s.engine, s.evaluator, 3, 3);
+  EXPECT_EQ(sel.best, 0);
+  EXPECT_EQ(s.key(sel.unconfirmed), 2);
+  ASSERT_TRUE(sel.confirmation.has_value());
+  EXPECT_DOUBLE_EQ(sel.confirmation->speedup(), 100.0 / 105);
+  // As fast as the baseline is not slower: the program stays.
+  Searched tie;
+  tie.evaluator.times = {{0, 100}, {1, 130}, {2, 100}, {3, 120}};
+  Selection kept = select_best(*tie.engine, tie.evaluator, 3, 3);
+  EXPECT_EQ(tie.key(kept.best), 2);
+  EXPECT_EQ(kept.unconfirmed, 0);
+}
+
 TEST(Selection, NothingBeatTheBaselineMeansNothingToSelect) {
   ScriptedPolicy policy(Children{});
   FakeEvaluator evaluator;
