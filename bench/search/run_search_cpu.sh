@@ -159,7 +159,11 @@ if rc == "0" and os.path.exists(report):
         "stats": r["stats"],
     })
     if "confirmation" in r:
-        j["confirmed_speedup"] = r["confirmation"]["speedup"]
+        if r["confirmation"].get("kept", True):
+            j["confirmed_speedup"] = r["confirmation"]["speedup"]
+        else:
+            # optimize gave back the initial program: the one it dropped re-measured slower.
+            j["unconfirmed_speedup"] = r["confirmation"]["speedup"]
     if "selection" in r:
         j["finalists"] = len(r["selection"]["finalists"])
         j["search_best_replaced"] = r["selection"]["kept"] != r["selection"]["search_best"]
