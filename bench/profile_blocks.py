@@ -8,7 +8,8 @@
 with `steptp lower` (the same C the engine runs), inserts a clock read at each top-level block's
 comment in `steptp_kernel` (so a block's time includes its identity initialisation and its
 parallel regions), compiles that with the engine's flags (see src/codegen/compiler_driver.h)
-and a small harness that fills every buffer with seeded values in [0.5, 1.5), and prints each
+and a small harness that fills every floating-point buffer with seeded values in [0.5, 1.5)
+(integer ones with zeros, a valid index everywhere), and prints each
 block's median time over the runs and its share of the whole. A developer tool: the numbers
 are for finding a slow block, not for reports (`steptp bench` and `steptp optimize` are).
 """
@@ -49,17 +50,18 @@ static int cmp(const void* a, const void* b) {
 int main(void) {
   static const int64_t sizes[] = {%(sizes)s};
   static const int elem[] = {%(elem)s};
+  static const char kind[] = "%(kind)s";
   const int n = sizeof(sizes) / sizeof(sizes[0]);
   void* buffers[sizeof(sizes) / sizeof(sizes[0])];
   uint64_t state = 42;
   for (int i = 0; i < n; ++i) {
-    buffers[i] = malloc((size_t)(sizes[i] > 0 ? sizes[i] : 1) * (size_t)elem[i]);
+    // Integer tensors (gathered indices) and flags hold zeros: a valid index everywhere.
+    buffers[i] = calloc((size_t)(sizes[i] > 0 ? sizes[i] : 1), (size_t)elem[i]);
     for (int64_t k = 0; k < sizes[i]; ++k) {
       state = state * 6364136223846793005ULL + 1442695040888963407ULL;
       double v = 0.5 + (double)(state >> 11) / 9007199254740992.0;
-      if (elem[i] == 8) ((double*)buffers[i])[k] = v;
-      else if (elem[i] == 4) ((float*)buffers[i])[k] = (float)v;
-      else ((unsigned char*)buffers[i])[k] = 0;
+      if (kind[i] == 'd') ((double*)buffers[i])[k] = v;
+      else if (kind[i] == 'f') ((float*)buffers[i])[k] = (float)v;
     }
   }
   steptp_set_threads(%(threads)d);
@@ -112,7 +114,8 @@ def main():
             for d in filter(None, m.group(3).split(",")):
                 count *= int(d)
             elem = {"f64": 8, "f32": 4, "i64": 8, "i32": 4}.get(m.group(2), 8)
-            tensors.append((m.group(1), count, elem))
+            kind = {"f64": "d", "f32": "f"}.get(m.group(2), "z")
+            tensors.append((m.group(1), count, elem, kind))
     code = run([a.steptp, "lower", a.program])
     # One buffer per tensor of the table, locals included (the kernel leaves theirs unused);
     # written-flags are the kernel's own allocations.
@@ -121,6 +124,7 @@ def main():
         sys.exit("profile_blocks: the kernel's buffers do not match `steptp check`'s tensors")
     sizes = [t[1] for t in tensors]
     elems = [t[2] for t in tensors]
+    kinds = "".join(t[3] for t in tensors)
 
     kernel_at = code.index("void steptp_kernel(void** buffers) {")
     body = code[kernel_at:]
@@ -132,7 +136,8 @@ def main():
             f.write(code)
         with open(os.path.join(tmp, "main.c"), "w") as f:
             f.write(HARNESS % {"blocks": blocks, "sizes": ", ".join(map(str, sizes)),
-                               "elem": ", ".join(map(str, elems)), "threads": a.threads,
+                               "elem": ", ".join(map(str, elems)), "kind": kinds,
+                               "threads": a.threads,
                                "repeats": a.repeats, "warmup": a.warmup})
         exe = os.path.join(tmp, "profile")
         include = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")

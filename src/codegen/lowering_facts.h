@@ -146,7 +146,7 @@ constexpr int64_t kMaxJamAccumulators = 16;
 constexpr int64_t kJamVectorRegisters = 14;
 // Measured (1 thread, session 13), fastest of 3 rounds: on a 128x512x1024 GEMM (whole-vector
 // loads) jams of 2 A rows x 4 B rows (cost 0.75, no spill) 5.5-7.5 ms, 2 x 8 (0.625 + 6 spilled
-// / 16 = 1.0) 8.0-8.7 ms, 4 x 4 (1.0) 9.1-9.4 ms, 1 x 16 (1.375) 21-22 ms against 1 x 4
+// / 16 = 1.0) 8.0-8.7 ms, 4 x 4 (1.0) 9.1-9.4 ms, 1 x 16 (1.375) 21-23 ms against 1 x 4
 // (1.25) 8.8-9.0 ms; on a transposed 1-D convolution whose V loop has 5 lanes (assembled
 // vectors) a 4 x 4 jam (2.5) 28-33 ms against 1 x 4 (5.0) 44 ms.
 constexpr double kJamSpillCost = 1.0;
