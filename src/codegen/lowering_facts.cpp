@@ -359,24 +359,28 @@ namespace {
 // A choice of jammed loops among the jammable ones (see find_lane_jam).
 struct JamChoice {
   int64_t accumulators = 1;
-  int64_t registers = 0;
   double cost = 0;  // per accumulator update, in vector loads (see kJamSpillCost)
 };
 
-// Whether `read` walks memory with unit stride along the V loop `lanes` in whole vectors: only
-// its last subscript mentions the loop, with coefficient 1, and the loop's extent is a multiple
-// of the vector width. Otherwise GCC assembles each vector of it element by element (the
-// collapsed SIMD loop crosses into the next row mid-vector, or the stride is not 1).
+// Consecutive iterations of `var` touch consecutive elements: the variable is in the last
+// subscript with coefficient 1 and in no other (`required`: it must be there at all).
+bool runs_along(const ExprRef& access, const std::string& var, bool required) {
+  const auto& idx = access->indices();
+  for (size_t k = 0; k + 1 < idx.size(); ++k)
+    if (analysis::mentions_var(idx[k], var)) return false;
+  if (idx.empty() || !analysis::mentions_var(idx.back(), var)) return !required;
+  std::optional<leir::AffineForm> f = leir::affine_form(*idx.back());
+  if (!f) return false;
+  auto c = f->coefs.find(var);
+  return c != f->coefs.end() && c->second == 1;
+}
+
+// Whether GCC loads `read` along the V loop `lanes` in whole vectors: it runs along the loop
+// (or does not move with it) and the loop's extent is a multiple of the vector width. Otherwise
+// GCC assembles each vector of it element by element (the collapsed SIMD loop crosses into the
+// next row mid-vector, or the stride is not 1).
 bool loads_whole_vectors(const ExprRef& read, const leir::Loop& lanes) {
-  if (lanes.extent % kStationaryLanes != 0) return false;
-  const auto& idx = read->indices();
-  for (size_t d = 0; d + 1 < idx.size(); ++d)
-    if (analysis::mentions_var(idx[d], lanes.var)) return false;
-  if (idx.empty()) return true;
-  std::optional<leir::AffineForm> last = leir::affine_form(*idx.back());
-  if (!last) return !analysis::mentions_var(idx.back(), lanes.var);
-  auto it = last->coefs.find(lanes.var);
-  return it == last->coefs.end() || it->second == 1;
+  return lanes.extent % kStationaryLanes == 0 && runs_along(read, lanes.var, false);
 }
 
 JamChoice evaluate_jam(const leir::Block& b, const std::vector<ExprRef>& reads,
@@ -394,8 +398,8 @@ JamChoice evaluate_jam(const leir::Block& b, const std::vector<ExprRef>& reads,
     weighted += static_cast<double>(copies) *
                 (loads_whole_vectors(r, b.loops.back()) ? 1.0 : kStationaryLanes);
   }
-  c.registers = c.accumulators + (loads - most) + 2;
-  const int64_t spilled = std::max<int64_t>(0, c.registers - kJamVectorRegisters);
+  const int64_t registers = c.accumulators + (loads - most) + 2;
+  const int64_t spilled = std::max<int64_t>(0, registers - kJamVectorRegisters);
   c.cost = (weighted + kJamSpillCost * static_cast<double>(spilled)) /
            static_cast<double>(c.accumulators);
   return c;
@@ -486,19 +490,6 @@ bool collect_lane_wise_reads(const ExprRef& e, std::vector<ExprRef>& reads) {
       }
     default: return false;
   }
-}
-
-// Consecutive iterations of `var` touch consecutive elements: the variable is in the last
-// subscript with coefficient 1 and in no other (`required`: it must be there at all).
-bool runs_along(const ExprRef& access, const std::string& var, bool required) {
-  const auto& idx = access->indices();
-  for (size_t k = 0; k + 1 < idx.size(); ++k)
-    if (analysis::mentions_var(idx[k], var)) return false;
-  if (idx.empty() || !analysis::mentions_var(idx.back(), var)) return !required;
-  std::optional<leir::AffineForm> f = leir::affine_form(*idx.back());
-  if (!f) return false;
-  auto c = f->coefs.find(var);
-  return c != f->coefs.end() && c->second == 1;
 }
 
 bool serial_or_unrolled(leir::LoopKind k) {

@@ -41,8 +41,8 @@ struct Selection {
 // `finalists` ≥ 1 programs take part (the search's best first, then the next fastest accepted
 // nodes); `rounds` selection rounds and then `rounds` confirmation rounds; a kept program whose
 // confirmation median is slower than the baseline's becomes `unconfirmed` and `best` the
-// initial program (node 0). rounds == 0 keeps the search's best unmeasured. A finalist whose measurement fails is out of the selection; a failed
-// confirmation only drops the confirmation.
+// initial program (node 0). rounds == 0 keeps the search's best unmeasured. A finalist whose
+// measurement fails is out of the selection; a failed confirmation only drops the confirmation.
 Selection select_best(const Engine& engine, Evaluator& evaluator, int finalists, int rounds);
 
 }  // namespace steptp::search
