@@ -8,7 +8,7 @@
 # --work-limit statement executions, else its small shapes (the report says which). Workloads
 # alternate between the levels, so a run cut short by --budget-s still covers both.
 #
-# Usage: bench/search/run_search_cpu.sh [--steptp BIN] [--count N] [--budget N] [--threads N]
+# Usage: bench/search/run_search_cpu.sh [--steptp BIN] [--count N] [--budget N] [--max-depth N] [--threads N]
 #          [--beam-width N] [--proposals N] [--work-limit N] [--repeats N] [--warmup N] [--budget-s S]
 #          [--only REGEX] [--set FILE] [--confirm-rounds N] [--finalists N] [--results FILE] [--doc FILE]
 #          [--note TEXT] [--shard K/N]
@@ -25,6 +25,7 @@ root=$(cd "$here/../.." && pwd)
 steptp="$root/build/steptp"
 count=30
 budget=12
+max_depth=8  # steptp optimize's default
 threads=1
 beam_width=2
 proposals=3
@@ -47,6 +48,7 @@ while (($#)); do
     --steptp) steptp=$2; shift 2 ;;
     --count) count=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
+    --max-depth) max_depth=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --beam-width) beam_width=$2; shift 2 ;;
     --proposals) proposals=$2; shift 2 ;;
@@ -86,7 +88,7 @@ facts_file="$results.facts"
   echo "compiler=$(${STEPTP_CC:-cc} --version | head -1)"
   echo "torch=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)"
   echo "command=$command_line"
-  echo "optimize=steptp optimize WORKLOAD --search beam --policy cost --budget $budget --beam-width $beam_width --proposals $proposals --threads $threads --repeats $repeats --warmup $warmup --confirm-rounds $confirm_rounds --finalists $finalists --shapes auto --work-limit $work_limit --torch --out DIR"
+  echo "optimize=steptp optimize WORKLOAD --search beam --policy cost --budget $budget --max-depth $max_depth --beam-width $beam_width --proposals $proposals --threads $threads --repeats $repeats --warmup $warmup --confirm-rounds $confirm_rounds --finalists $finalists --shapes auto --work-limit $work_limit --torch --out DIR"
   echo "note=$note"
   echo "shard=$shard"
 } > "$facts_file"
@@ -138,7 +140,7 @@ for entry in "${workloads[@]}"; do
   err=$(mktemp)
   rc=0
   timeout 900 "$steptp" optimize "$name" --search beam --policy cost --budget "$budget" \
-    --beam-width "$beam_width" --proposals "$proposals" --threads "$threads" --repeats "$repeats" --warmup "$warmup" \
+    --max-depth "$max_depth" --beam-width "$beam_width" --proposals "$proposals" --threads "$threads" --repeats "$repeats" --warmup "$warmup" \
     --confirm-rounds "$confirm_rounds" --finalists "$finalists" --shapes auto --work-limit "$work_limit" --torch --out "$reports/$name" > /dev/null 2> "$err" \
     || rc=$?
   python3 - "$name" "$level" "$rc" "$reports/$name/report.json" "$err" "$(( $(date +%s) - now ))" \
