@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
-
 #include <set>
 
 #include "leir/parser.h"
