@@ -237,13 +237,10 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   // the split (36 against 18.5 ms over 268 MB); the registry lists tiles before splits. The
   // estimates are rounded to a fixed quantum so that the comparison stays a strict weak order.
   const double quantum = std::max(cost_now, 1.0) * 1e-9;
-  auto rounded = [&](size_t i) {
-    return cost[i] == std::numeric_limits<double>::max() ? cost[i]
-                                                          : std::round(cost[i] / quantum);
-  };
+  for (double& c : cost)
+    if (c != std::numeric_limits<double>::max()) c = std::round(c / quantum);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const double ca = rounded(a), cb = rounded(b);
-    if (ca != cb) return ca < cb;
+    if (cost[a] != cost[b]) return cost[a] < cost[b];
     return loops[a] < loops[b];
   });
   std::stable_partition(order.begin(), order.end(),
