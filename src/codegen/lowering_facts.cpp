@@ -359,7 +359,8 @@ namespace {
 // A choice of jammed loops among the jammable ones (see find_lane_jam).
 struct JamChoice {
   int64_t accumulators = 1;
-  double cost = 0;  // per accumulator update, in vector loads (see kJamSpillCost)
+  int64_t spilled = 0;  // registers beyond kJamVectorRegisters
+  double cost = 0;      // per accumulator update, in vector loads (see kJamSpillCost)
 };
 
 // Consecutive iterations of `var` touch consecutive elements: the variable is in the last
@@ -399,8 +400,8 @@ JamChoice evaluate_jam(const leir::Block& b, const std::vector<ExprRef>& reads,
                 (loads_whole_vectors(r, b.loops.back()) ? 1.0 : kStationaryLanes);
   }
   const int64_t registers = c.accumulators + (loads - most) + 2;
-  const int64_t spilled = std::max<int64_t>(0, registers - kJamVectorRegisters);
-  c.cost = (weighted + kJamSpillCost * static_cast<double>(spilled)) /
+  c.spilled = std::max<int64_t>(0, registers - kJamVectorRegisters);
+  c.cost = (weighted + kJamSpillCost * static_cast<double>(c.spilled)) /
            static_cast<double>(c.accumulators);
   return c;
 }
@@ -470,6 +471,7 @@ std::optional<LaneJam> find_lane_jam(const leir::Block& b) {
       jam.hoisted.push_back(j);
   jam.collapsed = std::move(collapsed);
   jam.accumulators = best->accumulators;
+  jam.spilled = best->spilled;
   return jam;
 }
 

@@ -157,6 +157,9 @@ struct LaneJam {
   std::vector<size_t> jammed;     // loop indices, outermost first
   std::vector<size_t> collapsed;  // loop indices, outermost first; the V loop is last
   int64_t accumulators = 1;       // product of the jammed extents (at least 2)
+  // Vector registers the jam needs beyond kJamVectorRegisters: each is stored and reloaded
+  // once per iteration of the jam (the search's cost model charges them).
+  int64_t spilled = 0;
 };
 
 // nullopt when the block is not such a nest or nothing can be jammed.

@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "codegen/lowering_facts.h"
 #include "leir/parser.h"
 #include "search/cost_model.h"
 #include "search/policies.h"
@@ -273,6 +274,34 @@ TEST(CostModel, JammedReductionLanesShareLoadsAndHideTheChain) {
                    32768 * (1 + 0.2 + 0.25 / 4 + 0.25 / 2 + 3.0 * 4 / 128) / 4 +
                        32768 / 16 * 4);
   EXPECT_LT(estimated_cost(jammed), estimated_cost(outside));
+}
+
+TEST(CostModel, AJamThatNeedsMoreVectorRegistersThanThereArePaysForEverySpill) {
+  // The GEMM tile of the test above with 4 rows instead of 2: 16 accumulators, and 4 rows of A
+  // held while B's rows stream through a register, 2 more kept by the compiler: 22 registers,
+  // 8 beyond codegen::kJamVectorRegisters (14). Each is stored and reloaded once per iteration
+  // of the jam (1.5), shared by its 16 accumulator updates.
+  const std::string decls = "input A f64[64,128]\ninput B f64[4,128]\noutput C f64[64,4]\n";
+  auto tile = [&](int rows) {
+    const std::string r = std::to_string(rows), row = "d*" + r + "+t";
+    return parse(decls + "L^{" + std::to_string(64 / rows) + "}_{d=0}L^{" + r +
+                 "}_{t=0}L^{4}_{u=0}L^{8}_{b=0}V^{16}_{a=0}[C^{f64,g}_{" + row + ",u}=C^{f64,g}_{" +
+                 row + ",u}+A^{f64,g}_{" + row + ",b*16+a}*B^{f64,g}_{u,b*16+a};];");
+  };
+  const leir::Program four_by_four = tile(4);
+  const std::optional<codegen::LaneJam> jam = codegen::find_lane_jam(four_by_four.blocks[0]);
+  ASSERT_TRUE(jam.has_value());
+  EXPECT_EQ(jam->accumulators, 16);
+  EXPECT_EQ(jam->spilled, 8);
+  EXPECT_DOUBLE_EQ(estimated_cost(four_by_four),
+                   32768 * (1 + 0.2 + 0.25 / 4 + 0.25 / 4 + 3.0 * 4 / 256 + 1.5 * 8 / 16) / 4 +
+                       32768 / 128 * 4);
+  // Without the spills the larger tile would be the cheaper one (more shared loads, more
+  // chains); with them the 2 x 4 tile, which spills nothing, is, as measured on a GEMM.
+  const leir::Program two_by_four = tile(2);
+  ASSERT_TRUE(codegen::find_lane_jam(two_by_four.blocks[0]).has_value());
+  EXPECT_EQ(codegen::find_lane_jam(two_by_four.blocks[0])->spilled, 0);
+  EXPECT_LT(estimated_cost(two_by_four), estimated_cost(four_by_four));
 }
 
 // The C backend keeps the 2x8 elements of C in vector registers across k
