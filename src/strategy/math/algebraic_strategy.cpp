@@ -243,14 +243,42 @@ class AlgebraicStrategy final : public Strategy {
         out = rewrite_arms(x, [](const ExprRef& arm) { return arm; });
       } else if (x->kind() == ExprKind::kCall && x->function() == leir::Function::kExp) {
         auto [select, scale] = scaled_select(x->args()[0]);
-        if (select)
-          out = rewrite_arms(select, [&, scale = scale](const ExprRef& arm) {
+        if (select) {
+          auto moved_in = [&, scale = scale](const ExprRef& arm) {
             ExprRef inside = scale ? leir::Expr::binary(BinaryOp::kMul, scale, arm) : arm;
             return leir::Expr::call(leir::Function::kExp, {inside});
-          });
+          };
+          out = rewrite_arms(select, moved_in);
+          if (out) out = share_exponential(select, scale, out, moved_in);
+        }
       }
       return out ? out : x;
     });
+  }
+
+  // After exp(n*select) moved into the arms: an arm the rule left as exp(n*X), for an integer
+  // n from 2 to 4, becomes exp(X)**n when another arm computes exp(X) — every arm is then a
+  // power of the one exponential, which the C compiler evaluates once for both (Mish:
+  // if_then_else(A>20, exp(A)**2, (exp(A)+1)**2), one exp instead of two).
+  static ExprRef share_exponential(const ExprRef& select, const ExprRef& scale,
+                                   const ExprRef& arms,
+                                   const std::function<ExprRef(const ExprRef&)>& moved_in) {
+    if (!scale || scale->kind() != ExprKind::kNumber) return arms;
+    const double n = scale->number_value();
+    if (n != 2 && n != 3 && n != 4) return arms;
+    std::vector<ExprRef> args = arms->args();
+    for (size_t k = 1; k < args.size(); ++k) {
+      if (!leir::equal(args[k], moved_in(select->args()[k]))) continue;  // the rule rewrote it
+      const ExprRef base = leir::Expr::call(leir::Function::kExp, {select->args()[k]});
+      bool shared = false;
+      for (size_t j = 1; j < args.size() && !shared; ++j)
+        if (j != k)
+          leir::for_each_expr(args[j], [&](const ExprRef& e) {
+            shared = shared || leir::equal(e, base);
+          });
+      if (shared) args[k] = leir::Expr::binary(BinaryOp::kPow, base, scale);
+    }
+    return leir::Expr::call(leir::Function::kIfThenElse, std::move(args));
   }
 
   AlgebraicRule rule_;

@@ -4,7 +4,8 @@
 //   before: E=exp(A)*exp(C)   (operands abbreviated; E is the written tensor)
 //   after:  E=exp(A+C)
 //   before: E=exp(2*if_then_else(A>20,A,log(1+exp(A))))
-//   after:  E=if_then_else(A>20,exp(2*A),(exp(A)+1)**2)
+//   after:  E=if_then_else(A>20,exp(A)**2,(exp(A)+1)**2)
+//   (an arm left as exp(n*X) becomes exp(X)**n, n = 2..4, when another arm has exp(X): one exp)
 //
 // Preconditions (numbered as in algebraic_strategy.cpp): 1. one statement with an algebraic right-hand side;
 // 3. the rewrite changes it. Values are kept: both forms are the same real function wherever
