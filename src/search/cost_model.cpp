@@ -29,6 +29,8 @@
 //   independent chains.
 //   Every run of a lane-reduction loop also costs 4 per accumulator (load it, reduce the lanes
 //   into it, store it): a run is the V loop, or the V loop and the loops collapsed with it.
+//   A jam that needs more vector registers than there are (LaneJam::spilled) adds 1.5 per
+//   spilled register per iteration of the jam (a store and a reload on an accumulator chain).
 //   Rows kept in vector registers (the C backend holds the elements a sum updates across the
 //   loops that reduce into them, codegen::find_stationary_tile): the destination's read and
 //   write cost nothing, and an access shared by the jammed rows is charged once per copy.
@@ -65,7 +67,7 @@ constexpr double kLaneRunCost = 4.0;
 // iteration of the jam, and the accumulator chain it holds waits for the store to forward.
 // Measured on a 128x512x1024 GEMM (1 thread): a 4 x 4 jam (16 accumulators, 8 spilled)
 // 7.8-8.2 ms against 2 x 4 (none spilled) 4.7-6.6 ms; priced 3.7e7 against 2.6e7 with 1.5.
-constexpr double kJamSpillCost = 1.5;
+constexpr double kSpilledRegisterCost = 1.5;
 constexpr int64_t kL1Lines = 512;  // 32 KiB of 64-byte lines
 
 // The stride of `access` along the innermost loop variable `inner`: unit when only one
@@ -369,7 +371,7 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
       // Lanes hide the latency once there are enough of them: 16 lanes are four independent
       // vector accumulators, 4 lanes still one chain of vector adds.
       // Jammed accumulators are independent chains too.
-      if (jam) per += kJamSpillCost * static_cast<double>(jam->spilled) / accumulators;
+      if (jam) per += kSpilledRegisterCost * static_cast<double>(jam->spilled) / accumulators;
       if (carries_accumulation) {
         double chains = static_cast<double>(inner->extent) *
                         static_cast<double>(jam ? jam->accumulators : 1);
