@@ -368,10 +368,11 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
       bool reduction_lanes = inner->kind == leir::LoopKind::kVectorized && innermost_of_nest &&
                              !independent &&
                              analysis::reduction_lane_accumulation(*nest, nest->loops.size() - 1);
+      // A jam's spilled registers: a store and a reload per jam iteration (kSpilledRegisterCost).
+      if (jam) per += kSpilledRegisterCost * static_cast<double>(jam->spilled) / accumulators;
       // Lanes hide the latency once there are enough of them: 16 lanes are four independent
       // vector accumulators, 4 lanes still one chain of vector adds.
       // Jammed accumulators are independent chains too.
-      if (jam) per += kSpilledRegisterCost * static_cast<double>(jam->spilled) / accumulators;
       if (carries_accumulation) {
         double chains = static_cast<double>(inner->extent) *
                         static_cast<double>(jam ? jam->accumulators : 1);
