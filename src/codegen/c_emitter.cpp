@@ -103,6 +103,16 @@ class CEmitter {
     w_.line("#if defined(__GNUC__) && !defined(__clang__)");
     w_.line("#pragma GCC optimize(\"no-loop-interchange\", \"no-loop-unroll-and-jam\")");
     w_.line("#endif");
+    // Vectorized sum and product reductions of lane-wise arithmetic get 512-bit vectors where
+    // the compiler driver says the machine has them (is_wide_vector_reduction).
+    w_.line("#if defined(STP_WIDE_VECTORS) && defined(__GNUC__) && !defined(__clang__)");
+    w_.line("#define STP_WIDE __attribute__((target(\"avx512f,avx512vl,avx512dq,avx512bw,"
+            "prefer-vector-width=512\")))");
+    w_.line("#define STP_WIDE_TILE __attribute__((target(\"avx512f,avx512vl,avx512dq,avx512bw\")))");
+    w_.line("#else");
+    w_.line("#define STP_WIDE");
+    w_.line("#define STP_WIDE_TILE");
+    w_.line("#endif");
     std::string prelude = c_numeric_prelude("static inline");
     w_.line(prelude);
     // stp_exp, stp_log: the interpreter's own functions (support/kernel_math.h).
@@ -160,6 +170,9 @@ class CEmitter {
     w_.line(fmt::format("/* block {}: {} */", b, text));
     w_.open("{");
     top_ = b;
+    const leir::Block& block = p_.blocks[b];
+    wide_ = options_.openmp && !block.loops.empty() &&
+            lane_reduction_operator(block, block.loops.back()) && is_wide_vector_reduction(block);
     region_count_ = 0;
     top_depth_ = 0;
     declared_.clear();
@@ -167,8 +180,53 @@ class CEmitter {
     for (const auto& [name, plan] : inits_)
       if (plan.mode == IdentityInit::kPrefill && plan.first_block == b && !is_slice(name))
         emit_prefill(name, plan);
-    emit_region(p_.blocks[b], false, false, true);
+    std::string wide_definitions;
+    if (!has_select(block)) wide_definitions = definitions_with_wide_tiles();
+    const size_t regions_before = regions_.size();
+    function_prefix_ = wide_ ? "STP_WIDE " : "";
+    emit_region(block, false, false, true);
+    if (!wide_definitions.empty()) {
+      std::string narrow = regions_.substr(regions_before);
+      regions_.resize(regions_before);
+      regions_ += "#if defined(STP_WIDE_VECTORS)\n" + wide_definitions + "#else\n" + narrow +
+                  "#endif\n";
+    }
     w_.close();
+  }
+
+  // The definitions of the current top-level block's functions built with 512-bit tiles
+  // (kWideTileVectors), or "" when no stationary tile would use them. The caller emits the
+  // block again with 256-bit ones and keeps the two under #if STP_WIDE_VECTORS: the source
+  // stays the same on every machine, the compiler driver's flags pick the version. A block
+  // with a select keeps one version (GCC 12's AVX-512 miscompilation, compiler_driver.h).
+  std::string definitions_with_wide_tiles() {
+    const size_t regions_before = regions_.size();
+    const std::set<std::string> declared_before = declared_;
+    Writer caller = std::move(w_);
+    w_ = Writer{};  // takes the call, which the narrow version writes again
+    tile_vectors_ = kWideTileVectors;
+    wide_tile_emitted_ = false;
+    function_prefix_ = wide_ ? "STP_WIDE " : "STP_WIDE_TILE ";
+    emit_region(p_.blocks[top_], false, false, true);
+    tile_vectors_ = kNarrowTileVectors;
+    w_ = std::move(caller);
+    declared_ = declared_before;
+    region_count_ = 0;
+    std::string definitions = regions_.substr(regions_before);
+    regions_.resize(regions_before);
+    return wide_tile_emitted_ ? definitions : std::string();
+  }
+
+  static bool has_select(const leir::Block& b) {
+    bool found = false;
+    leir::for_each_stmt({b}, [&](const leir::Stmt& s, const leir::StmtContext&) {
+      leir::for_each_expr(s.rhs, [&](const leir::ExprRef& e) {
+        if (e->kind() == leir::ExprKind::kCall &&
+            e->function() == leir::Function::kIfThenElse)
+          found = true;
+      });
+    });
+    return found;
   }
 
   bool is_slice(const std::string& tensor) const {
@@ -228,7 +286,7 @@ class CEmitter {
     ++region_count_;
     Writer caller = std::move(w_);
     w_ = Writer{};
-    w_.open(fmt::format("static void {}({}) {{", name,
+    w_.open(fmt::format("{}static void {}({}) {{", function_prefix_, name,
                         params.empty() ? std::string("void") : fmt::format("{}", fmt::join(params, ", "))));
     std::set<std::string> declared_outside = declared_;
     emit_block(b, inside_parallel, inside_serial, top_header, jam);
@@ -392,21 +450,25 @@ class CEmitter {
         std::vector<std::string> pinned = pinned_iteration(b, t.jammed, r);
         for (int64_t v = 0; v < t.vectors; ++v) {
           w_.open(fmt::format("{{ {} const int64_t {} = {};", fmt::join(pinned, " "),
-                              c_var_name(row.var), stationary_vector_start(row.extent, v)));
+                              c_var_name(row.var),
+                              stationary_vector_start(row.extent, v, t.lanes)));
           fn(fmt::format("stp_v{}_{}", r, v));
           w_.close();
         }
       }
     };
-    auto as_vector = [](const std::string& element) {
-      return fmt::format("(*(stp_v4d*)&{})", element);
+    const std::string type = fmt::format("stp_v{}d", t.lanes);
+    auto as_vector = [&](const std::string& element) {
+      return fmt::format("(*({}*)&{})", type, element);
     };
+    if (t.lanes != kStationaryLanes) wide_tile_emitted_ = true;
     std::vector<std::string> names;
     for_each_accumulator([&](const std::string& name) { names.push_back(name); });
     w_.open("{");
-    // Under-aligned and may_alias: a load or store of four doubles at any element address.
-    w_.line("typedef double stp_v4d __attribute__((vector_size(32), aligned(8), may_alias));");
-    w_.line(fmt::format("stp_v4d {};", fmt::join(names, ", ")));
+    // Under-aligned and may_alias: a load or store of `lanes` doubles at any element address.
+    w_.line(fmt::format("typedef double {} __attribute__((vector_size({}), aligned(8), may_alias));",
+                        type, t.lanes * 8));
+    w_.line(fmt::format("{} {};", type, fmt::join(names, ", ")));
     for_each_accumulator([&](const std::string& name) {
       w_.line(fmt::format("{} = {};", name, as_vector(expr_.element(s.lhs))));
     });
@@ -448,7 +510,10 @@ class CEmitter {
     std::optional<StationaryTile> tile;
     if (!jam && b.body.size() == 1 && b.body[0].is_stmt() &&
         !is_tracked(b.body[0].stmt->lhs->name()))
-      tile = find_stationary_tile(b, table_);
+      tile = find_stationary_tile(b, table_, tile_vectors_);
+    if (!tile && tile_vectors_.lanes != kNarrowTileVectors.lanes && b.body.size() == 1 &&
+        b.body[0].is_stmt() && !is_tracked(b.body[0].stmt->lhs->name()))
+      tile = find_stationary_tile(b, table_);  // a row too short for the wide vectors
     const size_t header_end = jam ? jam->first : tile ? tile->first : b.loops.size();
     std::optional<GuardedLoopRange> range;  // of the innermost loop (guarded_loop_range)
     for (size_t i = 0; i < header_end; ++i) {
@@ -585,6 +650,10 @@ class CEmitter {
   std::set<std::string> declared_;    // local arrays declared in the current C scope
   std::map<std::string, std::set<size_t>> users_ = blocks_using(p_);
   size_t top_ = 0;                      // the top-level block being emitted
+  bool wide_ = false;                   // its functions are STP_WIDE
+  std::string function_prefix_;         // written before each of its function definitions
+  TileVectors tile_vectors_ = kNarrowTileVectors;  // stationary tiles are built of these
+  bool wide_tile_emitted_ = false;      // a tile of kWideTileVectors was emitted
   std::vector<std::string> open_vars_;  // C names of the loop variables open at this point
   std::string regions_;                 // definitions of the region functions so far
   int region_count_ = 0;                // functions emitted for the current block

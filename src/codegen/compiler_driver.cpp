@@ -85,6 +85,26 @@ std::string resolve_compiler(const CompilerOptions& options) {
   return env.empty() ? "cc" : env;
 }
 
+bool machine_has_wide_vectors() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+}
+
+std::vector<std::string> default_compiler_flags() {
+  std::vector<std::string> flags = {"-O3",
+                                    "-march=native",
+                                    "-mno-avx512f",
+                                    "-fopenmp",
+                                    "-ffp-contract=off",
+                                    "-fno-math-errno",
+                                    "-fno-trapping-math",
+                                    "-shared",
+                                    "-fPIC"};
+  if (machine_has_wide_vectors()) flags.push_back("-DSTP_WIDE_VECTORS");
+  return flags;
+}
+
 std::string resolve_cache_dir(const CompilerOptions& options) {
   if (!options.cache_dir.empty()) return options.cache_dir;
   std::string env = getenv_str("STEPTP_CACHE_DIR");

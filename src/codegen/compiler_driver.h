@@ -15,6 +15,12 @@
 
 namespace steptp::codegen {
 
+// The flags of CompilerOptions::flags (commented there); -DSTP_WIDE_VECTORS is among them when
+// the machine running this process has AVX-512 F, VL, DQ and BW (the kernels run where they are
+// compiled, and -march=native already ties them to it).
+std::vector<std::string> default_compiler_flags();
+bool machine_has_wide_vectors();
+
 struct CompilerOptions {
   std::string compiler;  // empty: $STEPTP_CC, else "cc"
   // -mno-avx512f: GCC 12 miscompiles AVX-512 masked if-conversion of guarded loads under
@@ -27,15 +33,10 @@ struct CompilerOptions {
   // with trapping math GCC refuses to if-convert a select on one (x < 0 ? 0 : x, stp_max,
   // if_then_else, stp_exp's clamp) and leaves the whole loop scalar. Nothing reads the flags,
   // and no value changes.
-  std::vector<std::string> flags = {"-O3",
-                                    "-march=native",
-                                    "-mno-avx512f",
-                                    "-fopenmp",
-                                    "-ffp-contract=off",
-                                    "-fno-math-errno",
-                                    "-fno-trapping-math",
-                                    "-shared",
-                                    "-fPIC"};
+  // -DSTP_WIDE_VECTORS (default_compiler_flags, only on a machine with AVX-512): the blocks
+  // the C emitter marks STP_WIDE (wide_vector_reduction) are compiled for 512-bit vectors
+  // despite -mno-avx512f.
+  std::vector<std::string> flags = default_compiler_flags();
   std::vector<std::string> extra_flags;  // appended after `flags` (part of the cache key)
   std::string cache_dir;  // empty: $STEPTP_CACHE_DIR, $XDG_CACHE_HOME/steptp/kernels,
                           // else ~/.cache/steptp/kernels

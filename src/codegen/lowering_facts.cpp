@@ -500,12 +500,24 @@ bool serial_or_unrolled(leir::LoopKind k) {
 
 }  // namespace
 
-int64_t stationary_vector_start(int64_t row_extent, int64_t v) {
-  return std::min(v * kStationaryLanes, row_extent - kStationaryLanes);
+bool is_wide_vector_reduction(const leir::Block& b) {
+  if (b.loops.empty() || b.loops.back().kind != leir::LoopKind::kVectorized) return false;
+  std::optional<analysis::Accumulation> acc =
+      analysis::reduction_lane_accumulation(b, b.loops.size() - 1);
+  if (!acc || (acc->op != analysis::AccumulateOp::kSum &&
+               acc->op != analysis::AccumulateOp::kProduct))
+    return false;
+  std::vector<ExprRef> reads;
+  return collect_lane_wise_reads(b.body[0].stmt->rhs, reads);
+}
+
+int64_t stationary_vector_start(int64_t row_extent, int64_t v, int64_t lanes) {
+  return std::min(v * lanes, row_extent - lanes);
 }
 
 std::optional<StationaryTile> find_stationary_tile(const leir::Block& b,
-                                                   const leir::TensorTable& table) {
+                                                   const leir::TensorTable& table,
+                                                   TileVectors unit) {
   if (b.loops.size() < 2 || b.body.size() != 1 || !b.body[0].is_stmt()) return std::nullopt;
   const leir::Stmt& s = *b.body[0].stmt;
   std::optional<analysis::Accumulation> acc = analysis::match_accumulation(s);
@@ -514,8 +526,9 @@ std::optional<StationaryTile> find_stationary_tile(const leir::Block& b,
   if (!serial_or_unrolled(row.kind) && row.kind != leir::LoopKind::kVectorized)
     return std::nullopt;
   StationaryTile t;
-  t.vectors = (row.extent + kStationaryLanes - 1) / kStationaryLanes;
-  if (row.extent < kStationaryLanes || t.vectors > kMaxStationaryVectors) return std::nullopt;
+  t.lanes = unit.lanes;
+  t.vectors = (row.extent + unit.lanes - 1) / unit.lanes;
+  if (row.extent < unit.lanes || t.vectors > unit.max_vectors) return std::nullopt;
   std::vector<ExprRef> reads;
   if (!collect_lane_wise_reads(s.rhs, reads)) return std::nullopt;
   auto is_f64 = [&](const ExprRef& a) {
@@ -539,7 +552,7 @@ std::optional<StationaryTile> find_stationary_tile(const leir::Block& b,
       continue;
     }
     const int64_t rows = t.rows * l.extent;
-    if (rows * t.vectors > kMaxStationaryVectors || !analysis::is_independent_loop(b, l.var))
+    if (rows * t.vectors > unit.max_vectors || !analysis::is_independent_loop(b, l.var))
       break;
     t.rows = rows;
     t.jammed.insert(t.jammed.begin(), k - 1);

@@ -165,6 +165,19 @@ struct LaneJam {
 // nullopt when the block is not such a nest or nothing can be jammed.
 std::optional<LaneJam> find_lane_jam(const leir::Block& b);
 
+// Wide vectors for vectorized reductions. A block whose innermost loop is a vectorized
+// reduction lane (a sum or a product: a lane jam or a plain lane reduction) and whose one
+// statement is lane-wise arithmetic (+ - * /, negation, numbers and tensor reads: no select,
+// no call) is compiled for 512-bit vectors where the machine has AVX-512 (the emitter marks its
+// functions STP_WIDE; compiler_driver.h). Such a loop is bound by its multiplies and adds,
+// which a 512-bit vector does twice as many of per instruction on this project's machines:
+// the 2 x 4 jam of a 128x512x1024 GEMM 4.4-5.0 ms -> 3.2-3.5 ms (1 thread, session 16). Not
+// every block: the whole kernel under AVX-512 (-mprefer-vector-width=512) made a Mish
+// convolution 1.5x slower and a max-pooling 1.9x slower, and GCC 12's AVX-512 miscompilation
+// (compiler_driver.h) is in its masked if-conversion of selects, which these statements lack.
+// The jam itself is still chosen for 16 registers (kJamVectorRegisters).
+bool is_wide_vector_reduction(const leir::Block& b);
+
 // Output-stationary vector accumulators — the C backend's register tile for a row of outputs.
 // A block whose one statement accumulates X = X + e (a sum; f64 throughout; e built from
 // + - * /, negation, numbers and tensor reads) and whose innermost loop, the "row" (at least
@@ -182,21 +195,35 @@ std::optional<LaneJam> find_lane_jam(const leir::Block& b);
 constexpr int64_t kStationaryLanes = 4;        // doubles per 256-bit vector
 constexpr int64_t kMaxStationaryVectors = 12;  // of the 16 vector registers
 
+// The vectors a tile is built of: 256-bit ones (AVX2, 16 registers) everywhere, and where the
+// machine has AVX-512 (STP_WIDE_VECTORS), 512-bit ones of 8 doubles, 24 of the 32 registers
+// kept for accumulators (a row's loads and a broadcast take the rest). A row of 30 is 4 such
+// vectors instead of 8, so two to six output channels fit in registers where one did.
+struct TileVectors {
+  int64_t lanes = kStationaryLanes;
+  int64_t max_vectors = kMaxStationaryVectors;
+};
+constexpr TileVectors kNarrowTileVectors{kStationaryLanes, kMaxStationaryVectors};
+constexpr TileVectors kWideTileVectors{8, 24};
+
 struct StationaryTile {
   size_t first = 0;               // b.loops[first..] are lowered together
   std::vector<size_t> reduction;  // loop indices kept as loops, outermost first
   std::vector<size_t> jammed;     // loop indices unrolled, outermost first
   int64_t rows = 1;               // product of the jammed extents
-  int64_t vectors = 0;            // per row: ceil(row extent / kStationaryLanes)
+  int64_t lanes = kStationaryLanes;  // doubles per vector
+  int64_t vectors = 0;            // per row: ceil(row extent / lanes)
   std::vector<leir::ExprRef> row_reads;  // reads that move along the row: vector loads
 };
 
 // The first row element of vector v (the last one ends at the row's end).
-int64_t stationary_vector_start(int64_t row_extent, int64_t v);
+int64_t stationary_vector_start(int64_t row_extent, int64_t v,
+                                int64_t lanes = kStationaryLanes);
 
 // nullopt when the block is not such a nest, or nothing would stay in registers (no
 // reduction iterations to share, or too many accumulators for the registers).
 std::optional<StationaryTile> find_stationary_tile(const leir::Block& b,
-                                                   const leir::TensorTable& table);
+                                                   const leir::TensorTable& table,
+                                                   TileVectors unit = kNarrowTileVectors);
 
 }  // namespace steptp::codegen

@@ -147,6 +147,19 @@ std::string block_code(const std::string& code, size_t b) {
   return out;
 }
 
+// The emitted C less the wide versions of blocks (#if STP_WIDE_VECTORS ... #else), keeping their
+// narrow versions.
+std::string without_wide_versions(std::string code) {
+  const std::string open = "#if defined(STP_WIDE_VECTORS)\n";
+  for (size_t at = code.find(open); at != std::string::npos; at = code.find(open, at)) {
+    size_t other = code.find("#else\n", at);
+    size_t end = code.find("#endif\n", other);
+    code.erase(end, 7);
+    code.erase(at, other + 6 - at);
+  }
+  return code;
+}
+
 CSource emitted(const std::string& name) {
   Result<leir::Program> p = leir::parse_program(program_named(name).text, name + ".leir");
   EXPECT_TRUE(p.ok()) << p.error().render();
@@ -208,6 +221,101 @@ TEST(CEmitter, SmallLoopsAroundReductionLanesAreJammed) {
   EXPECT_EQ(count(body, "= stp_acc7;"), 1) << body;
 }
 
+// Vectorized sums and products of lane-wise arithmetic run in functions marked STP_WIDE (512-bit
+// vectors where the compiler driver defines STP_WIDE_VECTORS); max/min lanes, selects, calls and
+// loops that are not reduction lanes keep the kernel's own vectors.
+TEST(CEmitter, LaneWiseSumAndProductLanesAreMarkedWide) {
+  CSource tile = emitted("register_tiled_matmul");
+  EXPECT_EQ(count(tile.code, "STP_WIDE static void stp_block0("), 1) << tile.code;
+  CSource region = emitted("register_tiled_matmul_under_parallel_loop");
+  EXPECT_EQ(count(region.code, "STP_WIDE static void stp_block0"), 2)
+      << region.code;  // the block and the parallel region it outlines
+  CSource products = emitted("reduction_lanes_sum_product");
+  EXPECT_EQ(count(products.code, "STP_WIDE static void"), 3) << products.code;
+  EXPECT_EQ(count(emitted("reduction_lanes_max_min_f32").code, "STP_WIDE static"), 0);
+  for (const char* rhs : {"C^{f64,g}_{tx}+if_then_else(A^{f64,g}_{tx,c}>0,A^{f64,g}_{tx,c},0)",
+                          "C^{f64,g}_{tx}+exp(A^{f64,g}_{tx,c})"}) {
+    std::string text = fmt::format(
+        "input A f64[4,16]\noutput C f64[4]\nB^{{4}}_{{tx=0}}V^{{16}}_{{c=0}}[C^{{f64,g}}_{{tx}}={};];"
+        "\n", rhs);
+    Result<leir::Program> p = leir::parse_program(text, "narrow.leir");
+    ASSERT_TRUE(p.ok()) << p.error().render();
+    Result<CSource> c = emit_c(*p, CEmitOptions{});
+    ASSERT_TRUE(c.ok()) << c.error().render();
+    EXPECT_EQ(count(c->code, "reduction(+:stp_acc0,stp_acc1,stp_acc2,stp_acc3)"), 1) << c->code;
+    EXPECT_EQ(count(c->code, "STP_WIDE static"), 0) << c->code;
+  }
+  Result<leir::Program> serial = leir::parse_program(
+      "input A f64[4,16]\noutput C f64[4]\n"
+      "B^{4}_{tx=0}L^{16}_{c=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,c};];\n",
+      "serial.leir");
+  ASSERT_TRUE(serial.ok()) << serial.error().render();
+  Result<CSource> c = emit_c(*serial, CEmitOptions{});
+  ASSERT_TRUE(c.ok()) << c.error().render();
+  EXPECT_EQ(count(c->code, "STP_WIDE static"), 0) << c->code;
+}
+
+// A block with a row kept in vector registers (find_stationary_tile) is written twice: with
+// 8-double vectors under #if STP_WIDE_VECTORS, with 4-double ones after #else. Rows shorter than
+// 8 and blocks with a select have one version.
+TEST(CEmitter, StationaryTilesGetAWideVersionBesideTheNarrowOne) {
+  CSource c = emitted("stationary_vector_tiles");
+  // The block's parallel region comes first, then the block's own function.
+  const size_t wide =
+      c.code.find("#if defined(STP_WIDE_VECTORS)\nSTP_WIDE_TILE static void stp_block0_region1(");
+  const size_t narrow = c.code.find("#else\nstatic void stp_block0_region1(");
+  ASSERT_NE(wide, std::string::npos) << c.code;
+  ASSERT_NE(narrow, std::string::npos) << c.code;
+  ASSERT_LT(wide, narrow);
+  const std::string wide_code = c.code.substr(wide, narrow - wide);
+  // The row of 10: vectors at 0 and an overlapping one at 2.
+  EXPECT_NE(wide_code.find("stp_v8d stp_v0_0, stp_v0_1;"), std::string::npos) << wide_code;
+  EXPECT_NE(wide_code.find("const int64_t i_d = 2;"), std::string::npos) << wide_code;
+  EXPECT_EQ(wide_code.find("stp_v4d"), std::string::npos) << wide_code;
+  const size_t end = c.code.find("#endif\n", narrow);
+  ASSERT_NE(end, std::string::npos);
+  EXPECT_NE(c.code.substr(narrow, end - narrow).find("stp_v4d stp_v0_0, stp_v0_1, stp_v0_2;"),
+            std::string::npos) << c.code;
+  EXPECT_EQ(count(c.code, "STP_WIDE_TILE static void stp_block0("), 1) << c.code;
+  EXPECT_EQ(count(c.code, "static void stp_block1("), 1) << c.code;  // rows of 6
+  EXPECT_EQ(count(c.code, "static void stp_block2("), 1) << c.code;  // rows of 5
+
+  Result<leir::Program> guarded = leir::parse_program(
+      "input A f64[2,3,6,12]\nparam C f64[4,3,3,3]\noutput H f64[2,4,4,10]\n"
+      "B^{2}_{tx=0}L^{4}_{a=0}L^{4}_{c=0}[L^{3}_{f=0}L^{3}_{h=0}L^{3}_{g=0}L^{10}_{d=0}"
+      "[G^{f64,g}_{tx,a,c,d}=G^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];"
+      "L^{10}_{d=0}[H^{f64,g}_{tx,a,c,d}=if_then_else(G^{f64,g}_{tx,a,c,d}>0,G^{f64,g}_{tx,a,c,d},"
+      "0);];];\n",
+      "guarded.leir");
+  ASSERT_TRUE(guarded.ok()) << guarded.error().render();
+  Result<CSource> g = emit_c(*guarded, CEmitOptions{});
+  ASSERT_TRUE(g.ok()) << g.error().render();
+  EXPECT_NE(g->code.find("stp_v4d stp_v0_0"), std::string::npos) << g->code;
+  EXPECT_EQ(g->code.find("stp_v8d"), std::string::npos) << g->code;
+  EXPECT_EQ(count(g->code, "static void stp_block0("), 1) << g->code;
+}
+
+// On a machine with AVX-512 the driver defines STP_WIDE_VECTORS, and GCC vectorizes a marked
+// reduction with 64-byte vectors despite -mno-avx512f; elsewhere every loop keeps 32-byte ones.
+TEST(CEngine, WideReductionsGet512BitVectorsExactlyWhereTheMachineHasThem) {
+  const std::vector<std::string> flags = CompilerOptions{}.flags;
+  const bool defined =
+      std::find(flags.begin(), flags.end(), "-DSTP_WIDE_VECTORS") != flags.end();
+  EXPECT_EQ(defined, machine_has_wide_vectors());
+  std::string report;
+  ASSERT_NO_FATAL_FAILURE(report = gcc_optimization_report(
+                              emitted("register_tiled_matmul").code, "codegen-wide-test",
+                              "-fopt-info-vec-optimized"));
+  EXPECT_EQ(report.find("loop vectorized using 64 byte vectors") != std::string::npos,
+            machine_has_wide_vectors())
+      << report;
+  ASSERT_NO_FATAL_FAILURE(report = gcc_optimization_report(
+                              emitted("reduction_lanes_max_min_f32").code, "codegen-narrow-test",
+                              "-fopt-info-vec-optimized"));
+  EXPECT_NE(report.find("loop vectorized using 32 byte vectors"), std::string::npos) << report;
+  EXPECT_EQ(report.find("64 byte vectors"), std::string::npos) << report;
+}
+
 // A bound loop inside a sequential loop opens a parallel region on every iteration of that
 // loop, so only one with enough work per region (2^15 statement executions) becomes one.
 TEST(CEmitter, SmallBoundLoopsInsideSerialLoopsRunSequentially) {
@@ -234,10 +342,11 @@ TEST(CEmitter, SmallBoundLoopsInsideSerialLoopsRunSequentially) {
 // interchange leaves the schedule's order alone. A convolution row (d innermost, stored every
 // step) ran 2x slower behind the check and 3x slower interchanged.
 TEST(CEmitter, LoopNestsGetRestrictPointersAndKeepTheirOrder) {
-  // Rows of 62, too wide to stay in registers (find_stationary_tile): GCC vectorizes the loop.
+  // Rows of 200, too wide to stay in registers (find_stationary_tile), even in 8-double
+  // vectors: GCC vectorizes the loop.
   Result<leir::Program> p = leir::parse_program(
-      "input A f64[2,3,32,64]\nparam C f64[16,3,3,3]\noutput F f64[2,16,30,62]\n"
-      "B^{2}_{tx=0}L^{16}_{a=0}L^{30}_{c=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}L^{62}_{d=0}"
+      "input A f64[2,3,32,202]\nparam C f64[16,3,3,3]\noutput F f64[2,16,30,200]\n"
+      "B^{2}_{tx=0}L^{16}_{a=0}L^{30}_{c=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}L^{200}_{d=0}"
       "[F^{f64,g}_{tx,a,c,d}=F^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];\n",
       "conv.leir");
   ASSERT_TRUE(p.ok()) << p.error().render();
@@ -331,7 +440,7 @@ TEST(CEmitter, RowsAccumulatedAcrossReductionLoopsStayInVectorRegisters) {
     size_t loop = code.rfind(last_loop), first_store = code.find(store);
     return loop != std::string::npos && first_store != std::string::npos && first_store > loop;
   };
-  std::string conv = block_code(c.code, 0);
+  std::string conv = block_code(without_wide_versions(c.code), 0);
   EXPECT_NE(conv.find("stp_v4d stp_v0_0, stp_v0_1, stp_v0_2;"), std::string::npos) << conv;
   EXPECT_NE(conv.find("const int64_t i_d = 6;"), std::string::npos) << conv;  // overlapping
   EXPECT_EQ(conv.find("for (int64_t i_d"), std::string::npos) << conv;
