@@ -103,9 +103,12 @@ class CEmitter {
     w_.line("#if defined(__GNUC__) && !defined(__clang__)");
     w_.line("#pragma GCC optimize(\"no-loop-interchange\", \"no-loop-unroll-and-jam\")");
     w_.line("#endif");
-    // Vectorized sum and product reductions of lane-wise arithmetic get 512-bit vectors where
-    // the compiler driver says the machine has them (is_wide_vector_reduction).
+    // 512-bit vectors where the compiler driver says the machine has them, for GCC (whose
+    // target attributes take prefer-vector-width): STP_WIDE marks vectorized sum and product
+    // reductions of lane-wise arithmetic (is_wide_vector_reduction), STP_WIDE_TILE the
+    // versions of blocks whose rows stay in 8-double registers (definitions_with_wide_tiles).
     w_.line("#if defined(STP_WIDE_VECTORS) && defined(__GNUC__) && !defined(__clang__)");
+    w_.line("#define STP_WIDE_ENABLED 1");
     w_.line("#define STP_WIDE __attribute__((target(\"avx512f,avx512vl,avx512dq,avx512bw,"
             "prefer-vector-width=512\")))");
     w_.line("#define STP_WIDE_TILE __attribute__((target(\"avx512f,avx512vl,avx512dq,avx512bw\")))");
@@ -188,7 +191,7 @@ class CEmitter {
     if (!wide_definitions.empty()) {
       std::string narrow = regions_.substr(regions_before);
       regions_.resize(regions_before);
-      regions_ += "#if defined(STP_WIDE_VECTORS)\n" + wide_definitions + "#else\n" + narrow +
+      regions_ += "#if defined(STP_WIDE_ENABLED)\n" + wide_definitions + "#else\n" + narrow +
                   "#endif\n";
     }
     w_.close();
@@ -196,7 +199,7 @@ class CEmitter {
 
   // The definitions of the current top-level block's functions built with 512-bit tiles
   // (kWideTileVectors), or "" when no stationary tile would use them. The caller emits the
-  // block again with 256-bit ones and keeps the two under #if STP_WIDE_VECTORS: the source
+  // block again with 256-bit ones and keeps the two under #if STP_WIDE_ENABLED: the source
   // stays the same on every machine, the compiler driver's flags pick the version. A block
   // with a select keeps one version (GCC 12's AVX-512 miscompilation, compiler_driver.h).
   std::string definitions_with_wide_tiles() {
@@ -509,11 +512,11 @@ class CEmitter {
       jam = inherited_jam ? inherited_jam : find_lane_jam(b);
     std::optional<StationaryTile> tile;
     if (!jam && b.body.size() == 1 && b.body[0].is_stmt() &&
-        !is_tracked(b.body[0].stmt->lhs->name()))
+        !is_tracked(b.body[0].stmt->lhs->name())) {
       tile = find_stationary_tile(b, table_, tile_vectors_);
-    if (!tile && tile_vectors_.lanes != kNarrowTileVectors.lanes && b.body.size() == 1 &&
-        b.body[0].is_stmt() && !is_tracked(b.body[0].stmt->lhs->name()))
-      tile = find_stationary_tile(b, table_);  // a row too short for the wide vectors
+      if (!tile && tile_vectors_.lanes != kNarrowTileVectors.lanes)
+        tile = find_stationary_tile(b, table_);  // a row too short for the wide vectors
+    }
     const size_t header_end = jam ? jam->first : tile ? tile->first : b.loops.size();
     std::optional<GuardedLoopRange> range;  // of the innermost loop (guarded_loop_range)
     for (size_t i = 0; i < header_end; ++i) {

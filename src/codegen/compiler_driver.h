@@ -33,9 +33,10 @@ struct CompilerOptions {
   // with trapping math GCC refuses to if-convert a select on one (x < 0 ? 0 : x, stp_max,
   // if_then_else, stp_exp's clamp) and leaves the whole loop scalar. Nothing reads the flags,
   // and no value changes.
-  // -DSTP_WIDE_VECTORS (default_compiler_flags, only on a machine with AVX-512): the blocks
-  // the C emitter marks STP_WIDE (wide_vector_reduction) are compiled for 512-bit vectors
-  // despite -mno-avx512f.
+  // -DSTP_WIDE_VECTORS (default_compiler_flags, only on a machine with AVX-512): the C
+  // emitter's vectorized reductions of lane-wise arithmetic (is_wide_vector_reduction) and
+  // rows kept in registers (kWideTileVectors) are compiled for 512-bit vectors in functions
+  // that enable AVX-512 for themselves, despite -mno-avx512f.
   std::vector<std::string> flags = default_compiler_flags();
   std::vector<std::string> extra_flags;  // appended after `flags` (part of the cache key)
   std::string cache_dir;  // empty: $STEPTP_CACHE_DIR, $XDG_CACHE_HOME/steptp/kernels,

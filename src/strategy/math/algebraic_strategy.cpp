@@ -220,15 +220,18 @@ class AlgebraicStrategy final : public Strategy {
   }
 
   // `select` with each arm replaced by the rule's rewrite of wrap(arm), or by wrap(arm) where
-  // the rule changes nothing; nullptr when it changes no arm at all.
-  ExprRef rewrite_arms(const ExprRef& select,
-                       const std::function<ExprRef(const ExprRef&)>& wrap) const {
+  // the rule changes nothing (those arms flagged in `left_as_wrapped`, when given, by argument
+  // position); nullptr when it changes no arm at all.
+  ExprRef rewrite_arms(const ExprRef& select, const std::function<ExprRef(const ExprRef&)>& wrap,
+                       std::vector<bool>* left_as_wrapped = nullptr) const {
     std::vector<ExprRef> args = select->args();
+    if (left_as_wrapped) left_as_wrapped->assign(args.size(), false);
     bool changed = false;
     for (size_t k = 1; k < args.size(); ++k) {
       ExprRef candidate = wrap(args[k]);
       ExprRef arm = rewrite_arm(candidate);
       changed = changed || arm != nullptr;
+      if (left_as_wrapped) (*left_as_wrapped)[k] = arm == nullptr;
       args[k] = arm ? arm : candidate;
     }
     return changed ? leir::Expr::call(leir::Function::kIfThenElse, std::move(args)) : nullptr;
@@ -248,8 +251,9 @@ class AlgebraicStrategy final : public Strategy {
             ExprRef inside = scale ? leir::Expr::binary(BinaryOp::kMul, scale, arm) : arm;
             return leir::Expr::call(leir::Function::kExp, {inside});
           };
-          out = rewrite_arms(select, moved_in);
-          if (out) out = share_exponential(select, scale, out, moved_in);
+          std::vector<bool> left_as_moved;
+          out = rewrite_arms(select, moved_in, &left_as_moved);
+          if (out) out = share_exponential(select, scale, out, left_as_moved);
         }
       }
       return out ? out : x;
@@ -260,15 +264,15 @@ class AlgebraicStrategy final : public Strategy {
   // n from 2 to 4, becomes exp(X)**n when another arm computes exp(X) — every arm is then a
   // power of the one exponential, which the C compiler evaluates once for both (Mish:
   // if_then_else(A>20, exp(A)**2, (exp(A)+1)**2), one exp instead of two).
+  // `left_as_moved[k]`: argument k of `arms` is still exp(scale*X), X the select's argument k.
   static ExprRef share_exponential(const ExprRef& select, const ExprRef& scale,
-                                   const ExprRef& arms,
-                                   const std::function<ExprRef(const ExprRef&)>& moved_in) {
+                                   const ExprRef& arms, const std::vector<bool>& left_as_moved) {
     if (!scale || scale->kind() != ExprKind::kNumber) return arms;
     const double n = scale->number_value();
     if (n != 2 && n != 3 && n != 4) return arms;
     std::vector<ExprRef> args = arms->args();
     for (size_t k = 1; k < args.size(); ++k) {
-      if (!leir::equal(args[k], moved_in(select->args()[k]))) continue;  // the rule rewrote it
+      if (!left_as_moved[k]) continue;  // the rule rewrote it
       const ExprRef base = leir::Expr::call(leir::Function::kExp, {select->args()[k]});
       bool shared = false;
       for (size_t j = 1; j < args.size() && !shared; ++j)

@@ -147,10 +147,10 @@ std::string block_code(const std::string& code, size_t b) {
   return out;
 }
 
-// The emitted C less the wide versions of blocks (#if STP_WIDE_VECTORS ... #else), keeping their
+// The emitted C less the wide versions of blocks (#if STP_WIDE_ENABLED ... #else), keeping their
 // narrow versions.
 std::string without_wide_versions(std::string code) {
-  const std::string open = "#if defined(STP_WIDE_VECTORS)\n";
+  const std::string open = "#if defined(STP_WIDE_ENABLED)\n";
   for (size_t at = code.find(open); at != std::string::npos; at = code.find(open, at)) {
     size_t other = code.find("#else\n", at);
     size_t end = code.find("#endif\n", other);
@@ -256,13 +256,14 @@ TEST(CEmitter, LaneWiseSumAndProductLanesAreMarkedWide) {
 }
 
 // A block with a row kept in vector registers (find_stationary_tile) is written twice: with
-// 8-double vectors under #if STP_WIDE_VECTORS, with 4-double ones after #else. Rows shorter than
+// 8-double vectors under #if STP_WIDE_ENABLED (STP_WIDE_VECTORS and GCC), with 4-double ones
+// after #else. Rows shorter than
 // 8 and blocks with a select have one version.
 TEST(CEmitter, StationaryTilesGetAWideVersionBesideTheNarrowOne) {
   CSource c = emitted("stationary_vector_tiles");
   // The block's parallel region comes first, then the block's own function.
   const size_t wide =
-      c.code.find("#if defined(STP_WIDE_VECTORS)\nSTP_WIDE_TILE static void stp_block0_region1(");
+      c.code.find("#if defined(STP_WIDE_ENABLED)\nSTP_WIDE_TILE static void stp_block0_region1(");
   const size_t narrow = c.code.find("#else\nstatic void stp_block0_region1(");
   ASSERT_NE(wide, std::string::npos) << c.code;
   ASSERT_NE(narrow, std::string::npos) << c.code;
