@@ -171,10 +171,11 @@ std::optional<LaneJam> find_lane_jam(const leir::Block& b);
 // no call) is compiled for 512-bit vectors where the machine has AVX-512 (the emitter marks its
 // functions STP_WIDE; compiler_driver.h). Such a loop is bound by its multiplies and adds,
 // which a 512-bit vector does twice as many of per instruction on this project's machines:
-// the 2 x 4 jam of a 128x512x1024 GEMM 4.4-5.0 ms -> 3.2-3.5 ms (1 thread, session 16). Not
+// the 2 x 4 jam of a 128x512x1024 GEMM 4.4-5.0 ms -> 3.1-3.5 ms (1 thread, session 16). Not
 // every block: the whole kernel under AVX-512 (-mprefer-vector-width=512) made a Mish
 // convolution 1.5x slower and a max-pooling 1.9x slower, and GCC 12's AVX-512 miscompilation
-// (compiler_driver.h) is in its masked if-conversion of selects, which these statements lack.
+// (compiler_driver.h) is in its masked if-conversion of guarded loads, which only a select
+// makes and these statements lack.
 // The jam itself is still chosen for 16 registers (kJamVectorRegisters).
 bool is_wide_vector_reduction(const leir::Block& b);
 
@@ -198,7 +199,8 @@ constexpr int64_t kMaxStationaryVectors = 12;  // of the 16 vector registers
 // The vectors a tile is built of: 256-bit ones (AVX2, 16 registers) everywhere, and where the
 // machine has AVX-512 (STP_WIDE_VECTORS), 512-bit ones of 8 doubles, 24 of the 32 registers
 // kept for accumulators (a row's loads and a broadcast take the rest). A row of 30 is 4 such
-// vectors instead of 8, so two to six output channels fit in registers where one did.
+// vectors instead of 8, so two to six output channels fit in registers where one did (jammed
+// that way, a convolution measured no faster: docs/codegen.md).
 struct TileVectors {
   int64_t lanes = kStationaryLanes;
   int64_t max_vectors = kMaxStationaryVectors;
