@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -53,23 +54,41 @@ std::vector<leir::TensorData> seeded_inputs(const leir::Program& p, uint64_t see
   return out;
 }
 
-// Compiles `code` as an object under the backend's own flags (CompilerOptions, less -shared and
-// -fPIC) plus GCC's -fopt-info `info_flags`, in $BINARY_DIR/`dir`, and returns GCC's report.
-std::string gcc_optimization_report(const std::string& code, const std::string& dir_name,
-                                    const std::string& info_flags) {
-  std::string dir = std::string(STEPTP_BINARY_DIR) + "/" + dir_name;
-  std::string src = dir + "/kernel.c", log = dir + "/kernel.log";
+// Writes `code` to DIR/kernel.c in the test binary's folder and returns "gcc <the engine's
+// flags but -shared and -fPIC> DIR/kernel.c"; the caller adds what to make of it.
+std::string gcc_with_engine_flags(const std::string& code, const std::string& dir) {
   EXPECT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
-  { std::ofstream(src) << code; }
+  { std::ofstream(dir + "/kernel.c") << code; }
   std::string cmd = "gcc";
   for (const std::string& f : CompilerOptions{}.flags)
     if (f != "-shared" && f != "-fPIC") cmd += " " + f;
-  cmd += " " + info_flags + " -c " + src + " -o " + dir + "/kernel.o > " + log + " 2>&1";
+  return cmd + " " + dir + "/kernel.c";
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Compiles `code` as an object with the engine's flags plus GCC's -fopt-info `info_flags`, in
+// $BINARY_DIR/`dir_name`, and returns GCC's report.
+std::string gcc_optimization_report(const std::string& code, const std::string& dir_name,
+                                    const std::string& info_flags) {
+  std::string dir = std::string(STEPTP_BINARY_DIR) + "/" + dir_name;
+  std::string cmd = gcc_with_engine_flags(code, dir) + " " + info_flags + " -c -o " + dir +
+                    "/kernel.o > " + dir + "/kernel.log 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(log);
-  std::stringstream report;
-  report << in.rdbuf();
-  return report.str();
+  return file_text(dir + "/kernel.log");
+}
+
+// The assembly GCC makes of `code` with the engine's flags.
+std::string gcc_assembly(const std::string& code, const std::string& dir_name) {
+  std::string dir = std::string(STEPTP_BINARY_DIR) + "/" + dir_name;
+  std::string cmd = gcc_with_engine_flags(code, dir) + " -S -o " + dir + "/kernel.s 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return file_text(dir + "/kernel.s");
 }
 
 double tolerance(leir::DType t) {
@@ -315,6 +334,31 @@ TEST(CEngine, WideReductionsGet512BitVectorsExactlyWhereTheMachineHasThem) {
                               "-fopt-info-vec-optimized"));
   EXPECT_NE(report.find("loop vectorized using 32 byte vectors"), std::string::npos) << report;
   EXPECT_EQ(report.find("64 byte vectors"), std::string::npos) << report;
+}
+
+// Every vector load of a lane jam feeds several multiplies (register_tiled_matmul: 4 rows of A
+// and 2 of C, 6 loads for 8 multiply-adds). GCC folds such a load into each multiply as a memory
+// operand unless it schedules before register allocation, which STP_WIDE asks for: a 2x4 GEMM jam
+// made 16 loads per reduction step instead of 6 and ran 5-30% slower (searched GEMM programs).
+TEST(CEngine, WideLaneJamsLoadEachVectorOnce) {
+  const std::string assembly =
+      gcc_assembly(emitted("register_tiled_matmul").code, "codegen-wide-loads-test");
+  const size_t begin = assembly.find("\nstp_block0:");
+  ASSERT_NE(begin, std::string::npos) << assembly;
+  const std::string block =
+      assembly.substr(begin, assembly.find(".size\tstp_block0,", begin) - begin);
+  const std::regex multiply_of_memory("\tvmulpd\t[^\n]*\\(");  // a memory operand: "(%reg"
+  const std::regex wide_multiply("\tvmulpd\t[^\n]*%zmm");
+  const auto matches = [&](const std::regex& r) {
+    return std::distance(std::sregex_iterator(block.begin(), block.end(), r),
+                         std::sregex_iterator());
+  };
+  if (machine_has_wide_vectors()) {
+    EXPECT_GT(matches(wide_multiply), 0) << block;
+    EXPECT_EQ(matches(multiply_of_memory), 0) << block;
+  } else {
+    EXPECT_EQ(matches(wide_multiply), 0) << block;  // 4-double vectors, loads as GCC likes
+  }
 }
 
 // A bound loop inside a sequential loop opens a parallel region on every iteration of that
