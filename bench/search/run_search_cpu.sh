@@ -14,7 +14,7 @@
 #          [--note TEXT] [--shard K/N]
 #   --set FILE: run exactly the workloads listed in FILE (one per line, '#' comments), in that
 #   order, instead of the first --count of the catalog (bench/search/benchmark_set.txt is the
-#   set chosen by make_benchmark_set.py).
+#   set chosen by make_benchmark_set.py); --only filters it too.
 #   --shard K/N: run only the workloads at positions K-1, K-1+N, K-1+2N, … of the list (1 ≤ K ≤ N),
 #   so that N runners (one per core) share a set; merge_shards.py joins their results in the
 #   set's order and renders the doc. Concurrent shards contend for memory bandwidth and cache.
@@ -103,6 +103,7 @@ if set_file:
     unknown = [n for n in names if n not in level]
     if unknown:
         sys.exit(f"run_search_cpu: --set names unknown workloads: {', '.join(unknown)}")
+    names = [n for n in names if not only or re.search(only, n)]
     print("\n".join(f"{n}\t{level[n]}" for n in names))
     sys.exit(0)
 by_level = {1: [], 2: []}
@@ -120,6 +121,11 @@ for i in range(max(len(a), len(b))):
 print("\n".join(out[:count]))
 PY
 )
+
+if [[ ${#workloads[@]} -eq 0 || -z ${workloads[0]} ]]; then
+  echo "run_search_cpu: no workload to run (check --only, --set and --count)" >&2
+  exit 2
+fi
 
 shard_list=()
 for i in "${!workloads[@]}"; do
