@@ -66,7 +66,7 @@ def main():
     first = facts[0]
     with open(a.out + ".facts", "w") as f:
         f.write(f"date_utc={min(x.get('date_utc', '?') for x in facts)}\n")
-        for key in ("cpu_model", "cores", "compiler", "torch"):
+        for key in ("cpu_model", "cpu_id", "cores", "compiler", "torch"):
             f.write(f"{key}={first.get(key, '?')}\n")
         f.write(f"load_start={'; '.join(x.get('load_start', '?') for x in facts)}\n")
         for x in facts:

@@ -34,7 +34,8 @@ def main(results_path, facts_path):
     w("```\n" + "\n".join(commands) + "\n# per workload:\n" + facts.get("optimize", "") +
       "\n```\n")
     w("## Machine\n")
-    w(f"- {facts.get('cpu_model', '?')}, {facts.get('cores', '?')} cores; "
+    cpu_id = f" ({facts['cpu_id']})" if facts.get("cpu_id") else ""
+    w(f"- {facts.get('cpu_model', '?')}{cpu_id}, {facts.get('cores', '?')} cores; "
       f"{facts.get('compiler', '?')}; PyTorch {facts.get('torch', '?')}")
     w(f"- date {facts.get('date_utc', '?')}, load average at start {facts.get('load_start', '?')}, "
       f"at end {facts.get('load_end', '?')}, {facts.get('elapsed_s', '?')} s in all")

@@ -80,7 +80,11 @@ def main():
     parser.add_argument("--json", default="", help="also write one JSON line per workload here")
     args = parser.parse_args()
 
-    records = [json.loads(line) for line in open(args.results) if line.strip()]
+    try:
+        records = [json.loads(line) for line in open(args.results) if line.strip()]
+    except (OSError, json.JSONDecodeError) as error:
+        sys.exit(f"replay_best: cannot read {args.results}: {error}")
+    records = [r for r in records if r.get("status", "ok") == "ok" and "workload" in r]
     if args.only:
         records = [r for r in records if re.search(args.only, r["workload"])]
     if not records:

@@ -83,6 +83,8 @@ facts_file="$results.facts"
 {
   echo "date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "cpu_model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)"
+  # "AMD EPYC" names several generations; the kernels' speed depends on which (AVX-512 or not).
+  echo "cpu_id=family $(sed -n 's/^cpu family[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1) model $(sed -n 's/^model[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1), AVX-512 $(grep -qw avx512f /proc/cpuinfo && echo yes || echo no)"
   echo "cores=$(nproc)"
   echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "compiler=$(${STEPTP_CC:-cc} --version | head -1)"
