@@ -12,8 +12,14 @@ Use it when the machine or the code generator changed: it answers "what do the p
 already found gain here?" in minutes, where a new search takes most of an hour. It measures
 fixed programs, so it is not a substitute for the search benchmark's figures.
 
+With --against OTHER_BIN it compares two builds instead: each replayed best program is timed
+with --steptp's build and with OTHER_BIN's in alternating rounds, and the ratio is OTHER_BIN's
+time over --steptp's (above 1: --steptp's code generator makes that program faster). Workloads
+whose trace is empty are left out of that comparison. An A/B of a code-generator change on the
+programs the benchmark found, without the noise of two searches.
+
 Usage: bench/search/replay_best.py [--steptp BIN] [--results FILE] [--only REGEX]
-         [--rounds N] [--repeats N] [--json OUT]
+         [--rounds N] [--repeats N] [--json OUT] [--against OTHER_BIN]
 """
 import argparse
 import json
@@ -48,7 +54,8 @@ def bench_ms(steptp, program, repeats):
     return float(report["median_ms"])
 
 
-def replay(steptp, record, workdir, rounds, repeats):
+def replayed_programs(steptp, record, workdir):
+    """The naive program's path and the best one's (None when the trace is empty)."""
     graph, shapes = graph_path(record)
     naive = os.path.join(workdir, "naive.leir")
     command = [steptp, "import", graph, "-o", naive]
@@ -60,13 +67,16 @@ def replay(steptp, record, workdir, rounds, repeats):
         following = os.path.join(workdir, f"step{index + 1}.leir")
         run([steptp, "apply", current, step, "-o", following])
         current = following
-    if current == naive:
-        return None, None
-    naive_ms, best_ms = math.inf, math.inf
+    return naive, (None if current == naive else current)
+
+
+def alternating_ms(first, second, rounds, repeats):
+    """The better median of `rounds` alternating timings of two (steptp, program) pairs."""
+    first_ms, second_ms = math.inf, math.inf
     for _ in range(rounds):
-        naive_ms = min(naive_ms, bench_ms(steptp, naive, repeats))
-        best_ms = min(best_ms, bench_ms(steptp, current, repeats))
-    return naive_ms, best_ms
+        first_ms = min(first_ms, bench_ms(*first, repeats))
+        second_ms = min(second_ms, bench_ms(*second, repeats))
+    return first_ms, second_ms
 
 
 def main():
@@ -78,6 +88,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds per program")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per round")
     parser.add_argument("--json", default="", help="also write one JSON line per workload here")
+    parser.add_argument("--against", default="",
+                        help="another steptp build: compare the best programs' times under both")
     args = parser.parse_args()
 
     try:
@@ -90,28 +102,40 @@ def main():
     if not records:
         sys.exit("replay_best: no workload to replay")
     out = open(args.json, "w") if args.json else None
-    log_sum, failures = 0.0, 0
-    print(f"{'workload':56s} {'naive ms':>9s} {'best ms':>9s} {'ratio':>6s} {'searched':>8s}")
+    log_sum, measured, failures = 0.0, 0, 0
+    columns = ("best ms", "other ms", "ratio") if args.against else ("naive ms", "best ms", "ratio")
+    print(f"{'workload':56s} {columns[0]:>9s} {columns[1]:>9s} {columns[2]:>6s} {'searched':>8s}")
     for record in records:
         name = record["workload"]
+        searched = record.get("speedup", 1.0)
         with tempfile.TemporaryDirectory(prefix="replay_") as workdir:
             try:
-                naive_ms, best_ms = replay(args.steptp, record, workdir, args.rounds,
-                                           args.repeats)
+                naive, best = replayed_programs(args.steptp, record, workdir)
+                if args.against:
+                    if best is None:
+                        continue
+                    first_ms, second_ms = alternating_ms((args.steptp, best), (args.against, best),
+                                                         args.rounds, args.repeats)
+                    ratio = second_ms / first_ms
+                elif best is None:
+                    first_ms, second_ms, ratio = None, None, 1.0
+                else:
+                    first_ms, second_ms = alternating_ms((args.steptp, naive), (args.steptp, best),
+                                                         args.rounds, args.repeats)
+                    ratio = first_ms / second_ms
             except (RuntimeError, KeyError, ValueError) as error:
                 failures += 1
                 print(f"{name:56s} failed: {error}", flush=True)
                 continue
-        ratio = 1.0 if naive_ms is None else naive_ms / best_ms
         log_sum += math.log(ratio)
-        searched = record.get("speedup", 1.0)
-        shown = ("-", "-") if naive_ms is None else (f"{naive_ms:.2f}", f"{best_ms:.2f}")
+        measured += 1
+        shown = ("-", "-") if first_ms is None else (f"{first_ms:.2f}", f"{second_ms:.2f}")
         print(f"{name:56s} {shown[0]:>9s} {shown[1]:>9s} {ratio:6.2f} {searched:8.2f}",
               flush=True)
         if out:
-            out.write(json.dumps({"workload": name, "naive_ms": naive_ms, "best_ms": best_ms,
+            keys = ("best_ms", "other_ms") if args.against else ("naive_ms", "best_ms")
+            out.write(json.dumps({"workload": name, keys[0]: first_ms, keys[1]: second_ms,
                                   "ratio": ratio, "searched_speedup": searched}) + "\n")
-    measured = len(records) - failures
     if measured:
         print(f"geometric mean over {measured}: {math.exp(log_sum / measured):.3f}")
     if failures:
