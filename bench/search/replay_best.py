@@ -34,7 +34,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def run(cmd):
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as error:
+        raise RuntimeError(f"cannot run {cmd[0]}: {error}") from error
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()}")
     return done.stdout
@@ -97,8 +100,14 @@ def main():
     except (OSError, json.JSONDecodeError) as error:
         sys.exit(f"replay_best: cannot read {args.results}: {error}")
     records = [r for r in records if r.get("status", "ok") == "ok" and "workload" in r]
+    for binary in filter(None, (args.steptp, args.against)):
+        if not os.access(binary, os.X_OK):
+            sys.exit(f"replay_best: {binary} is not an executable steptp")
     if args.only:
-        records = [r for r in records if re.search(args.only, r["workload"])]
+        try:
+            records = [r for r in records if re.search(args.only, r["workload"])]
+        except re.error as error:
+            sys.exit(f"replay_best: --only {args.only!r} is not a regular expression: {error}")
     if not records:
         sys.exit("replay_best: no workload to replay")
     out = open(args.json, "w") if args.json else None
