@@ -23,8 +23,11 @@ import tempfile
 
 FLAGS = ["-O3", "-march=native", "-mno-avx512f", "-fopenmp", "-ffp-contract=off",
          "-fno-math-errno", "-fno-trapping-math"]
-# The engine adds -DSTP_WIDE_VECTORS where the CPU has AVX-512 (codegen::default_compiler_flags).
-if "avx512f" in open("/proc/cpuinfo").read():
+# The engine adds -DSTP_WIDE_VECTORS where the CPU has AVX-512 F, VL, DQ and BW
+# (codegen::machine_has_wide_vectors); the same four flags here.
+_CPU_FLAGS = set(next((line.split(":", 1)[1].split() for line in open("/proc/cpuinfo")
+                       if line.startswith("flags")), []))
+if {"avx512f", "avx512vl", "avx512dq", "avx512bw"} <= _CPU_FLAGS:
     FLAGS.append("-DSTP_WIDE_VECTORS")
 
 HARNESS = r"""
