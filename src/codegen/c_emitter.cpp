@@ -443,6 +443,56 @@ class CEmitter {
     for (size_t k = 0; k < jam.hoisted.size(); ++k) w_.close();
   }
 
+  // Which row reads of a wide tile's update are loaded once per pass of the reduction loops and
+  // shared by every jammed row: those no jammed variable enters (the same vector for each
+  // row), of a tensor other than the accumulated one. Left to itself, GCC 12 folds such a load
+  // into each multiply that uses it, so a 4-row jam made 4 loads where 1 would do and spilled
+  // accumulators around them (docs/codegen.md). Narrow tiles (also compiled by clang) and
+  // tiles of one row are left as they are.
+  static std::vector<bool> shared_row_reads(const leir::Block& b, const StationaryTile& t) {
+    std::vector<bool> shared(t.row_reads.size(), false);
+    if (t.lanes == kStationaryLanes || t.rows < 2) return shared;
+    const std::string& accumulated = b.body[0].stmt->lhs->name();
+    for (size_t k = 0; k < t.row_reads.size(); ++k) {
+      const leir::ExprRef& r = t.row_reads[k];
+      shared[k] = r->name() != accumulated &&
+                  std::none_of(t.jammed.begin(), t.jammed.end(), [&](size_t loop) {
+                    return analysis::mentions_var(r, b.loops[loop].var);
+                  });
+    }
+    return shared;
+  }
+  static std::string shared_row_name(size_t read, int64_t vector) {
+    return fmt::format("stp_r{}_{}", read, vector);
+  }
+  // Loads each shared row read once, vector by vector, then passes the vectors through an empty
+  // asm statement that claims to change them: GCC must keep each one in a register from there
+  // on and cannot fold the load back into the multiplies (the wide tile is GCC-only code).
+  void emit_shared_row_loads(const leir::Block& b, const StationaryTile& t,
+                             const std::vector<bool>& shared, const std::string& type) {
+    std::vector<std::string> loaded;
+    for (size_t k = 0; k < shared.size(); ++k) {
+      if (!shared[k]) continue;
+      for (int64_t v = 0; v < t.vectors; ++v) {
+        const std::string name = shared_row_name(k, v);
+        w_.line(fmt::format("{} {};", type, name));
+        w_.open(fmt::format("{{ const int64_t {} = {};", c_var_name(b.loops.back().var),
+                            stationary_vector_start(b.loops.back().extent, v, t.lanes)));
+        w_.line(fmt::format("{} = (*({}*)&{});", name, type, expr_.element(t.row_reads[k])));
+        w_.close();
+        loaded.push_back(name);
+      }
+    }
+    // An asm statement takes at most 30 operands; an in-out operand counts twice.
+    constexpr size_t kOperandsPerBarrier = 15;
+    for (size_t i = 0; i < loaded.size(); i += kOperandsPerBarrier) {
+      std::vector<std::string> operands;
+      for (size_t j = i; j < std::min(loaded.size(), i + kOperandsPerBarrier); ++j)
+        operands.push_back(fmt::format("\"+v\"({})", loaded[j]));
+      w_.line(fmt::format("__asm__(\"\" : {});", fmt::join(operands, ", ")));
+    }
+  }
+
   // Output-stationary vector accumulators (see find_stationary_tile): every element one pass
   // of the reduction loops updates — per jammed iteration, the row as vectors — is loaded into
   // a register before the loops and stored after them.
@@ -458,7 +508,7 @@ class CEmitter {
           w_.open(fmt::format("{{ {} const int64_t {} = {};", fmt::join(pinned, " "),
                               c_var_name(row.var),
                               stationary_vector_start(row.extent, v, t.lanes)));
-          fn(fmt::format("stp_v{}_{}", r, v));
+          fn(fmt::format("stp_v{}_{}", r, v), v);
           w_.close();
         }
       }
@@ -469,25 +519,30 @@ class CEmitter {
     };
     if (t.lanes != kStationaryLanes) wide_tile_emitted_ = true;
     std::vector<std::string> names;
-    for_each_accumulator([&](const std::string& name) { names.push_back(name); });
+    for_each_accumulator([&](const std::string& name, int64_t) { names.push_back(name); });
     w_.open("{");
     // Under-aligned and may_alias: a load or store of `lanes` doubles at any element address.
     w_.line(fmt::format("typedef double {} __attribute__((vector_size({}), aligned(8), may_alias));",
                         type, t.lanes * 8));
     w_.line(fmt::format("{} {};", type, fmt::join(names, ", ")));
-    for_each_accumulator([&](const std::string& name) {
+    for_each_accumulator([&](const std::string& name, int64_t) {
       w_.line(fmt::format("{} = {};", name, as_vector(expr_.element(s.lhs))));
     });
     for (size_t k : t.reduction) w_.open(for_header(b.loops[k]));
-    for_each_accumulator([&](const std::string& name) {
+    const std::vector<bool> shared = shared_row_reads(b, t);
+    emit_shared_row_loads(b, t, shared, type);
+    for_each_accumulator([&](const std::string& name, int64_t v) {
       expr_.substitute(s.lhs, name);
-      for (const leir::ExprRef& r : t.row_reads) expr_.substitute(r, as_vector(expr_.element(r)));
+      for (size_t k = 0; k < t.row_reads.size(); ++k) {
+        const leir::ExprRef& r = t.row_reads[k];
+        expr_.substitute(r, shared[k] ? shared_row_name(k, v) : as_vector(expr_.element(r)));
+      }
       std::string value = expr_.value(s.rhs);
       expr_.clear_substitution();
       w_.line(fmt::format("{} = {};", name, value));
     });
     for (size_t k = 0; k < t.reduction.size(); ++k) w_.close();
-    for_each_accumulator([&](const std::string& name) {
+    for_each_accumulator([&](const std::string& name, int64_t) {
       w_.line(fmt::format("{} = {};", as_vector(expr_.element(s.lhs)), name));
     });
     w_.close();

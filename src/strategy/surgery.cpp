@@ -1,6 +1,8 @@
 // strategy/surgery.cpp — shared rewrite helpers and the fresh-name allocator.
 #include "strategy/surgery.h"
 
+#include <optional>
+
 #include "analysis/access.h"
 #include "leir/visit.h"
 
@@ -172,6 +174,46 @@ ExprRef split_index(const std::string& outer, int64_t factor, const std::string&
                       Expr::binary(leir::BinaryOp::kMul, Expr::index_var(outer),
                                    Expr::integer(factor)),
                       Expr::index_var(inner));
+}
+
+namespace {
+bool is_var(const ExprRef& e, const std::string& v) {
+  return e->kind() == ExprKind::kIndexVar && e->name() == v;
+}
+std::optional<int64_t> integer_of(const ExprRef& e) {
+  if (e->kind() != ExprKind::kNumber || !e->is_integer_literal()) return std::nullopt;
+  return static_cast<int64_t>(e->number_value());
+}
+// e is outer*factor+inner exactly as split_index spells it.
+bool is_split_index(const ExprRef& e, const std::string& outer, int64_t factor,
+                    const std::string& inner) {
+  if (e->kind() != ExprKind::kBinary || e->binary_op() != leir::BinaryOp::kAdd) return false;
+  const ExprRef& scaled = e->lhs();
+  return is_var(e->rhs(), inner) && scaled->kind() == ExprKind::kBinary &&
+         scaled->binary_op() == leir::BinaryOp::kMul && is_var(scaled->lhs(), outer) &&
+         integer_of(scaled->rhs()) == factor;
+}
+}  // namespace
+
+Block substitute_split(const Block& b, const std::string& inner, const std::string& outer,
+                       int64_t factor) {
+  Block split = substitute_var(b, inner, split_index(outer, factor, inner));
+  return rewrite_body(split, [&](const ExprRef& e) -> ExprRef {
+    if (e->kind() != ExprKind::kBinary) return e;
+    const leir::BinaryOp op = e->binary_op();
+    if (op != leir::BinaryOp::kFloorDiv && op != leir::BinaryOp::kMod) return e;
+    std::optional<int64_t> g = integer_of(e->rhs());
+    if (!g || *g <= 0 || factor % *g != 0 || !is_split_index(e->lhs(), outer, factor, inner))
+      return e;
+    const ExprRef in = Expr::index_var(inner);
+    if (op == leir::BinaryOp::kMod) return *g == factor ? in : Expr::binary(op, in, e->rhs());
+    if (*g == factor) return Expr::index_var(outer);
+    ExprRef outer_part = factor / *g == 1
+                             ? Expr::index_var(outer)
+                             : Expr::binary(leir::BinaryOp::kMul, Expr::index_var(outer),
+                                            Expr::integer(factor / *g));
+    return Expr::binary(leir::BinaryOp::kAdd, outer_part, Expr::binary(op, in, e->rhs()));
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -64,6 +64,14 @@ leir::ExprRef rename_tensor(const leir::ExprRef& e, std::string_view from, const
 
 // `outer*factor+inner`, the index of a loop split into an outer and an inner loop.
 leir::ExprRef split_index(const std::string& outer, int64_t factor, const std::string& inner);
+// Replaces every use of `inner` by split_index(outer, factor, inner), where inner runs over
+// [0, factor) and outer is non-negative, then folds what that makes of a division or remainder
+// by a divisor g of factor: (outer*factor+inner)//g = outer*(factor/g)+inner//g and
+// (outer*factor+inner)%g = inner%g, so (o*4+a)//4 is o and (o*4+a)%4 is a. Exact for every
+// value in range. A dimension split by set_storage_layout (i//f, i%f) and a loop split by the
+// same factor thus give plain variables, which fusion and local arrays need.
+leir::Block substitute_split(const leir::Block& b, const std::string& inner,
+                             const std::string& outer, int64_t factor);
 
 // Fresh names, allocated from the names actually used in the program plus `taken` (which the
 // call extends, so several fresh names in one rewrite stay distinct).

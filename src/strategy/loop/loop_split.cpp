@@ -1,5 +1,7 @@
 // strategy/loop/loop_split.cpp — splits one loop of a nest into an outer serial loop and an inner
-// loop of `factor` iterations (TVM's split by factor); every use k becomes outer*factor+k.
+// loop of `factor` iterations (TVM's split by factor); every use k becomes outer*factor+k, and
+// (outer*factor+k)//g and %g for a divisor g of factor fold (surgery::substitute_split), so a
+// dimension set_storage_layout split as a//4, a%4 reads outer, k after a split by 4.
 //
 //   before: B^{16}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];
 //   after:
@@ -91,8 +93,7 @@ class LoopSplit final : public Strategy {
     surgery::NameAllocator names(p);
     std::string outer = names.fresh_loop_var();
     if (inner.extent % factor == 0) {
-      leir::Block b = surgery::substitute_var(*site.block, inner.var,
-                                              surgery::split_index(outer, factor, inner.var));
+      leir::Block b = surgery::substitute_split(*site.block, inner.var, outer, factor);
       b.loops[site.pos].extent = factor;
       b.loops.insert(b.loops.begin() + static_cast<std::ptrdiff_t>(site.pos),
                      leir::Loop{leir::LoopKind::kSerial, inner.extent / factor, outer});
@@ -103,8 +104,7 @@ class LoopSplit final : public Strategy {
     const std::string tail_var = names.fresh_loop_var();
     const auto pos = static_cast<std::ptrdiff_t>(site.pos);
     leir::Block rest{{site.block->loops.begin() + pos, site.block->loops.end()}, site.block->body};
-    leir::Block main =
-        surgery::substitute_var(rest, inner.var, surgery::split_index(outer, factor, inner.var));
+    leir::Block main = surgery::substitute_split(rest, inner.var, outer, factor);
     main.loops[0].extent = factor;
     main.loops.insert(main.loops.begin(), leir::Loop{leir::LoopKind::kSerial, whole, outer});
     leir::Block tail = surgery::substitute_var(

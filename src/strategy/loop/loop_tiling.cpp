@@ -47,8 +47,7 @@ struct Tiled {
 // Splits loop `pos` of b by `factor` with outer variable `outer` (outer inserted before it).
 leir::Block split_loop(const leir::Block& b, size_t pos, int64_t factor, const std::string& outer) {
   const leir::Loop inner = b.loops[pos];
-  leir::Block out =
-      surgery::substitute_var(b, inner.var, surgery::split_index(outer, factor, inner.var));
+  leir::Block out = surgery::substitute_split(b, inner.var, outer, factor);
   out.loops[pos].extent = factor;
   out.loops.insert(out.loops.begin() + static_cast<std::ptrdiff_t>(pos),
                    leir::Loop{leir::LoopKind::kSerial, inner.extent / factor, outer});

@@ -235,6 +235,16 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "0.5*X^{f64,g}_{i*3+j,k}*Y^{f64,g}_{k,n}/3;];"
        "L^{5}_{a=0}L^{8}_{c=0}L^{5}_{d=0}[R^{f64,g}_{a,d}=R^{f64,g}_{a,d}+X^{f64,g}_{a,c*2}*"
        "Y^{f64,g}_{c*2,d};];\n"},
+      // A convolution row of 10 jammed over 4 output channels (G's channel dimension split by
+      // 4, the loops split and fused under (n, channel block, row)): the input row each tap
+      // reads is the same vectors for every channel, W's row is not (it moves with a).
+      {"jammed_wide_tiles",
+       "input A f64[2,3,6,12]\nparam C f64[8,3,3,3]\nparam W f64[4,10]\n"
+       "output F f64[2,8,4,10]\n"
+       "B^{2}_{tx=0}L^{2}_{i=0}L^{4}_{c=0}[L^{4}_{a=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}"
+       "L^{10}_{d=0}[G^{f64,l}_{tx,i,a,c,d}=G^{f64,l}_{tx,i,a,c,d}+C^{f64,g}_{i*4+a,f,g,h}*"
+       "A^{f64,g}_{tx,f,c+g,d+h}-W^{f64,g}_{a,d};];L^{4}_{a=0}L^{10}_{d=0}"
+       "[F^{f64,g}_{tx,i*4+a,c,d}=G^{f64,l}_{tx,i,a,c,d}*2;];];\n"},
   };
   return programs;
 }
