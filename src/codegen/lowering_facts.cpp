@@ -511,6 +511,63 @@ bool is_wide_vector_reduction(const leir::Block& b) {
   return collect_lane_wise_reads(b.body[0].stmt->rhs, reads);
 }
 
+namespace {
+
+// Whether every tensor read of `e` happens whatever its selects decide: a read inside a branch
+// of an if_then_else must also be read by the condition. Sets `transcendental` on exp or log.
+// False on erf (a libm call: the loop stays scalar) and on floating-point // and % (fmod).
+bool reads_unconditionally(const ExprRef& e, bool& transcendental) {
+  switch (e->kind()) {
+    case ExprKind::kNumber: case ExprKind::kInf: case ExprKind::kIndexVar:
+    case ExprKind::kAccess:
+      return true;
+    case ExprKind::kNeg: return reads_unconditionally(e->operand(), transcendental);
+    case ExprKind::kBinary:
+      if (e->binary_op() == BinaryOp::kFloorDiv || e->binary_op() == BinaryOp::kMod) return false;
+      return reads_unconditionally(e->lhs(), transcendental) &&
+             reads_unconditionally(e->rhs(), transcendental);
+    case ExprKind::kCompare:
+      for (const ExprRef& operand : e->operands())
+        if (!reads_unconditionally(operand, transcendental)) return false;
+      return true;
+    case ExprKind::kCall: {
+      const leir::Function f = e->function();
+      if (f == leir::Function::kErf) return false;
+      if (f == leir::Function::kExp || f == leir::Function::kLog) transcendental = true;
+      for (const ExprRef& arg : e->args())
+        if (!reads_unconditionally(arg, transcendental)) return false;
+      if (f != leir::Function::kIfThenElse) return true;
+      std::vector<ExprRef> guarded;
+      for (size_t k = 1; k < e->args().size(); ++k)
+        leir::for_each_expr(e->args()[k], [&](const ExprRef& n) {
+          if (n->kind() == ExprKind::kAccess) guarded.push_back(n);
+        });
+      return std::all_of(guarded.begin(), guarded.end(), [&](const ExprRef& r) {
+        bool in_condition = false;
+        leir::for_each_expr(e->args()[0], [&](const ExprRef& n) {
+          if (n->kind() == ExprKind::kAccess && leir::equal(n, r)) in_condition = true;
+        });
+        return in_condition;
+      });
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_wide_elementwise_math(const leir::Block& b) {
+  if (b.loops.empty() || b.body.empty()) return false;
+  bool transcendental = false;
+  for (const leir::Item& item : b.body) {
+    if (!item.is_stmt()) return false;
+    const leir::Stmt& s = *item.stmt;
+    if (analysis::mentions_tensor(s.rhs, s.lhs->name())) return false;  // an accumulation
+    if (!reads_unconditionally(s.rhs, transcendental)) return false;
+  }
+  return transcendental && analysis::is_independent_loop(b, b.loops.back().var);
+}
+
 int64_t stationary_vector_start(int64_t row_extent, int64_t v, int64_t lanes) {
   return std::min(v * lanes, row_extent - lanes);
 }

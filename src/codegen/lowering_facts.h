@@ -179,6 +179,18 @@ std::optional<LaneJam> find_lane_jam(const leir::Block& b);
 // The jam itself is still chosen for 16 registers (kJamVectorRegisters).
 bool is_wide_vector_reduction(const leir::Block& b);
 
+// Elementwise math that 512-bit vectors speed up: a perfect nest whose statements each assign
+// (no accumulation) an expression calling exp or log, whose innermost loop is independent, and
+// whose every tensor read happens whatever its selects decide (a read in an if_then_else
+// branch is also read by the condition). The vectorized stp_exp and stp_log are bound by their
+// arithmetic, which 8 lanes do in half the instructions: measured 1.4-1.6x on the searched
+// programs of log_exp_scale, log_log_add, log_of_squares_product, MinGPTNewGelu and
+// Conv2d_Activation_BatchNorm (docs/codegen.md). Conditional reads are excluded because GCC
+// 12 miscompiles AVX-512 masked loads of if-converted guards (tiled_guarded_padding);
+// accumulations because whole-kernel 512-bit vectors made a max-pooling 1.9x slower; erf
+// because its loop stays scalar.
+bool is_wide_elementwise_math(const leir::Block& b);
+
 // Output-stationary vector accumulators — the C backend's register tile for a row of outputs.
 // A block whose one statement accumulates X = X + e (a sum; f64 throughout; e built from
 // + - * /, negation, numbers and tensor reads) and whose innermost loop, the "row" (at least

@@ -402,6 +402,49 @@ TEST(CEngine, WideJammedTilesLoadSharedRowsOnce) {
       << region;
 }
 
+// A perfect nest of elementwise exp/log (selects allowed when their branches read only what
+// the condition reads) is marked STP_WIDE_MATH: AVX-512 and 512-bit vectors by target alone, so
+// stp_exp and stp_log still inline. Accumulations, guarded reads, erf and nests inside another
+// block's body keep the kernel's 256-bit vectors.
+TEST(CEmitter, ElementwiseExpAndLogNestsAreMarkedWideMath) {
+  const std::string softplus =
+      "input A f64[4,40]\noutput C f64[4,40]\n"
+      "B^{4}_{tx=0}L^{40}_{a=0}[C^{f64,g}_{tx,a}=if_then_else(A^{f64,g}_{tx,a}>20,"
+      "A^{f64,g}_{tx,a},log(1+exp(A^{f64,g}_{tx,a})));];\n";
+  CSource marked = emitted_text(softplus, "softplus.leir");
+  EXPECT_NE(marked.code.find("#define STP_WIDE_MATH __attribute__((target(\"avx512f,avx512vl,"
+                             "avx512dq,avx512bw,prefer-vector-width=512\")))"),
+            std::string::npos) << marked.code;
+  EXPECT_EQ(count(marked.code, "STP_WIDE_MATH static void"), 2) << marked.code;  // region + block
+  const char* const unmarked[] = {
+      // an accumulation
+      "input A f64[4,40]\noutput C f64[4]\n"
+      "B^{4}_{tx=0}L^{40}_{a=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a});];\n",
+      // a read only the select's branch makes (a masked load)
+      "input A f64[4,40]\noutput C f64[4,40]\n"
+      "B^{4}_{tx=0}L^{40}_{a=0}[C^{f64,g}_{tx,a}=if_then_else(a>=1,exp(A^{f64,g}_{tx,a-1}),0);];"
+      "\n",
+      // erf, a libm call
+      "input A f64[4,40]\noutput C f64[4,40]\n"
+      "B^{4}_{tx=0}L^{40}_{a=0}[C^{f64,g}_{tx,a}=erf(A^{f64,g}_{tx,a})*exp(A^{f64,g}_{tx,a});];\n",
+      // no exp or log
+      "input A f64[4,40]\noutput C f64[4,40]\n"
+      "B^{4}_{tx=0}L^{40}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},0)*2;];\n",
+      // a nest inside another block's body
+      "input A f64[4,40]\noutput C f64[4,40]\n"
+      "B^{4}_{tx=0}[L^{40}_{a=0}[C^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a});];];\n"};
+  for (const char* text : unmarked) {
+    CSource c = emitted_text(text, "unmarked.leir");
+    EXPECT_EQ(count(c.code, "STP_WIDE_MATH static"), 0) << text << "\n" << c.code;
+  }
+  std::string report;
+  ASSERT_NO_FATAL_FAILURE(report = gcc_optimization_report(
+                              marked.code, "codegen-wide-math-test", "-fopt-info-vec-optimized"));
+  EXPECT_EQ(report.find("loop vectorized using 64 byte vectors") != std::string::npos,
+            machine_has_wide_vectors())
+      << report;
+}
+
 // A bound loop inside a sequential loop opens a parallel region on every iteration of that
 // loop, so only one with enough work per region (2^15 statement executions) becomes one.
 TEST(CEmitter, SmallBoundLoopsInsideSerialLoopsRunSequentially) {
