@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "codegen/lowering_facts.h"
 #include "leir/ir.h"
 #include "leir/tensor_table.h"
 #include "support/error.h"
@@ -23,6 +24,9 @@ struct CEmitOptions {
   // Intermediates of scope s/l used by a single top-level block with at most this many
   // elements become arrays local to that block; larger ones use their table buffer.
   int64_t max_local_elements = 4096;
+  // Streaming stores for assigned global tensors of at least this many bytes
+  // (is_streaming_store_nest); tests lower it to exercise the path on small tensors.
+  int64_t streaming_store_min_bytes = kStreamingStoreMinBytes;
 };
 
 struct CSource {

@@ -568,6 +568,40 @@ bool is_wide_elementwise_math(const leir::Block& b) {
   return transcendental && analysis::is_independent_loop(b, b.loops.back().var);
 }
 
+bool is_streaming_store_nest(const leir::Block& b, const leir::TensorTable& table,
+                             int64_t min_bytes) {
+  constexpr int64_t kRun = 4;  // doubles per 256-bit store
+  if (b.loops.empty() || b.body.size() != 1 || !b.body[0].is_stmt()) return false;
+  const leir::Loop& inner = b.loops.back();
+  if (inner.kind != leir::LoopKind::kSerial && inner.kind != leir::LoopKind::kVectorized)
+    return false;
+  if (inner.extent < kRun || inner.extent % kRun != 0 || inner.extent > kStreamingStoreMaxRow)
+    return false;
+  const leir::Stmt& s = *b.body[0].stmt;
+  const leir::TensorInfo* info = table.find(s.lhs->name());
+  if (info == nullptr || info->dtype != leir::DType::kF64 || info->scope != leir::Scope::kGlobal ||
+      info->shape.size() != s.lhs->indices().size())
+    return false;
+  if (leir::element_count(info->shape) * 8 < min_bytes) return false;
+  if (analysis::mentions_tensor(s.rhs, s.lhs->name())) return false;
+  // The flattened offset, row-major.
+  leir::AffineForm offset;
+  int64_t stride = 1;
+  for (size_t k = info->shape.size(); k-- > 0;) {
+    std::optional<leir::AffineForm> f = leir::affine_form(*s.lhs->indices()[k]);
+    if (!f) return false;
+    offset.constant += f->constant * stride;
+    for (const auto& [var, coef] : f->coefs) offset.coefs[var] += coef * stride;
+    stride *= info->shape[k];
+  }
+  if (offset.constant % kRun != 0) return false;
+  for (const auto& [var, coef] : offset.coefs) {
+    if (var == inner.var ? coef != 1 : coef % kRun != 0) return false;
+  }
+  if (!offset.coefs.count(inner.var)) return false;
+  return analysis::is_independent_loop(b, inner.var);
+}
+
 int64_t stationary_vector_start(int64_t row_extent, int64_t v, int64_t lanes) {
   return std::min(v * lanes, row_extent - lanes);
 }

@@ -445,6 +445,68 @@ TEST(CEmitter, ElementwiseExpAndLogNestsAreMarkedWideMath) {
       << report;
 }
 
+// A nest assigning a tensor far larger than the cache (64 MiB by default) along a unit-stride,
+// independent innermost loop whose 4-element runs are 32-byte aligned stages each row in a
+// local array and streams it out with non-temporal stores, then fences them.
+TEST(CEmitter, HugeAssignedTensorsAreWrittenWithStreamingStores) {
+  const std::string huge =  // 8 x 1024 x 1024 doubles: 64 MiB
+      "input A f64[8,1024,1024]\noutput C f64[8,1024,1024]\n"
+      "B^{8}_{tx=0}L^{1024}_{a=0}L^{1024}_{c=0}[C^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c}*2+1;];\n";
+  CSource streamed = emitted_text(huge, "huge.leir");
+  EXPECT_EQ(count(streamed.code, "stp_stream_row(&t_C["), 1) << streamed.code;
+  EXPECT_EQ(count(streamed.code, "stp_stream_fence();"), 1) << streamed.code;
+  EXPECT_NE(streamed.code.find("_mm256_stream_pd("), std::string::npos);
+  const char* const plain[] = {
+      // half the size
+      "input A f64[4,1024,1024]\noutput C f64[4,1024,1024]\n"
+      "B^{4}_{tx=0}L^{1024}_{a=0}L^{1024}_{c=0}[C^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c}*2;];\n",
+      // an accumulation
+      "input A f64[8,1024,1024]\noutput C f64[8,1024,1024]\n"
+      "B^{8}_{tx=0}L^{1024}_{a=0}L^{1024}_{c=0}[C^{f64,g}_{tx,a,c}=C^{f64,g}_{tx,a,c}+A^{f64,g}_{tx,a,c};];\n",
+      // the innermost loop walks the tensor with stride 1024
+      "input A f64[8,1024,1024]\noutput C f64[8,1024,1024]\n"
+      "B^{8}_{tx=0}L^{1024}_{c=0}L^{1024}_{a=0}[C^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c};];\n",
+      // rows of 1022 elements from a 1024-element pitch: runs not a multiple of 4
+      "input A f64[8,1024,1024]\noutput C f64[8,1024,1024]\n"
+      "B^{8}_{tx=0}L^{1024}_{a=0}L^{1022}_{c=0}[C^{f64,g}_{tx,a,c+1}=A^{f64,g}_{tx,a,c};];\n",
+      // an unrolled innermost loop
+      "input A f64[8,1024,1024]\noutput C f64[8,1024,1024]\n"
+      "B^{8}_{tx=0}L^{1024}_{a=0}L^{256}_{c=0}U^{4}_{d=0}[C^{f64,g}_{tx,a,c*4+d}=A^{f64,g}_{tx,a,c*4+d};];\n"};
+  for (const char* text : plain) {
+    CSource c = emitted_text(text, "plain.leir");
+    EXPECT_EQ(count(c.code, "stp_stream_row(&"), 0) << text << "\n" << c.code;
+  }
+}
+
+// The staged rows hold exactly the values the statement computes: the streamed tensors equal
+// the interpreter's bit for bit, with 2 threads each fencing its own stores.
+TEST(CEngine, StreamingStoresWriteTheInterpretersValues) {
+  Result<leir::Program> p = leir::parse_program(
+      "input A f64[6,16,24]\noutput C f64[6,16,24]\noutput D f64[6,17,20]\n"
+      "B^{6}_{tx=0}L^{16}_{a=0}L^{24}_{c=0}[C^{f64,g}_{tx,a,c}=exp(A^{f64,g}_{tx,a,c})/3;];"
+      "B^{6}_{tx=0}L^{17}_{a=0}L^{20}_{c=0}[D^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a%16,c+1}*7-1;];\n",
+      "stream.leir");
+  ASSERT_TRUE(p.ok()) << p.error().render();
+  CEngineOptions options = test_options();
+  options.emit.streaming_store_min_bytes = 0;
+  Result<CSource> c = emit_c(*p, options.emit);
+  ASSERT_TRUE(c.ok()) << c.error().render();
+  // Rows of 24 and of 20 elements: every 4-element run starts on a 32-byte boundary of the
+  // engine's cache-line-aligned buffers. Both nests stream.
+  EXPECT_EQ(count(c->code, "stp_stream_row(&"), 2) << c->code;
+  std::vector<leir::TensorData> inputs = seeded_inputs(*p, 5);
+  Result<std::vector<leir::TensorData>> expected = interp::run_program(*p, inputs);
+  ASSERT_TRUE(expected.ok()) << expected.error().render();
+  Result<std::vector<leir::TensorData>> got = run_compiled(*p, inputs, options);
+  ASSERT_TRUE(got.ok()) << got.error().render();
+  ASSERT_EQ(got->size(), 2u);
+  for (size_t out = 0; out < 2; ++out) {
+    ASSERT_EQ((*got)[out].values.size(), (*expected)[out].values.size());
+    for (size_t k = 0; k < (*got)[out].values.size(); ++k)
+      ASSERT_EQ((*got)[out].values[k], (*expected)[out].values[k]) << "output " << out << " element " << k;
+  }
+}
+
 // A bound loop inside a sequential loop opens a parallel region on every iteration of that
 // loop, so only one with enough work per region (2^15 statement executions) becomes one.
 TEST(CEmitter, SmallBoundLoopsInsideSerialLoopsRunSequentially) {
