@@ -244,6 +244,15 @@ TEST(CostModel, ChargesTheLatencyOfAReductionChainUnlessItRunsInLanes) {
   leir::Program four = parse(
       decls + "L^{128}_{c=0}L^{32}_{b=0}V^{4}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*4+a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(four), 16384 * (1.45 + 3) / 4 + 16384 / 4 * 4);
+  // A reduction shorter than a vector (an average pooling's 3-tap window) runs no faster in
+  // lanes: priced as the scalar chain, the same as the plain loop.
+  const std::string window = "input A f64[128,129]\noutput D f64[128]\n";
+  leir::Program three_lanes = parse(
+      window + "L^{128}_{c=0}L^{43}_{b=0}V^{3}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*3+a};];");
+  leir::Program three_serial = parse(
+      window + "L^{128}_{c=0}L^{43}_{b=0}L^{3}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*3+a};];");
+  EXPECT_DOUBLE_EQ(estimated_cost(three_lanes), 16512 * 4.45);
+  EXPECT_DOUBLE_EQ(estimated_cost(three_serial), 16512 * 4.45);
   // A loop of extent 1 inside does not hide the chain: the innermost loop that iterates is 'a'.
   leir::Program unit_inner = parse(
       "input A f64[128,128]\noutput D f64[128,1]\n"
