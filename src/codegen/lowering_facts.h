@@ -195,10 +195,10 @@ bool is_wide_elementwise_math(const leir::Block& b);
 // tensor it writes) a global f64 tensor of at least kStreamingStoreMinBytes, walking it with
 // unit stride along an independent innermost loop (serial or vectorized) whose extent is a
 // multiple of 4 and whose every 4-element run starts at a multiple of 4 elements (the
-// flattened offset's constant and every other variable's coefficient are multiples of 4). Its
-// C computes 4 elements at a time and writes them with a non-temporal store (_mm256_stream_pd
-// where the compiler targets AVX), which skips reading each destination line into the cache
-// before overwriting it: a read-and-write pass over 268 MB in plain C, 22 ms with plain stores
+// flattened offset's constant and every other variable's coefficient are multiples of 4), at
+// most kStreamingStoreMaxRow iterations. Its C computes each row into a local array and writes
+// it with non-temporal stores (_mm256_stream_pd where the compiler targets AVX), which skip
+// reading each destination line into the cache before overwriting it: a read-and-write pass over 268 MB in plain C, 22 ms with plain stores
 // and 15 ms with streaming ones on session 19's Zen 4; BatchNorm 16-24 -> 15-18 ms
 // (docs/codegen.md). Only tensors far larger than the cache: a streamed line is not kept, and
 // the next block reading a smaller tensor back would have found it cached.
