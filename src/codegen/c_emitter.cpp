@@ -601,6 +601,12 @@ class CEmitter {
     std::optional<GuardedLoopRange> range;  // of the innermost loop (guarded_loop_range)
     const bool streams = !jam && !tile && !is_tracked_body(b) &&
                          is_streaming_store_nest(b, table_, options_.streaming_store_min_bytes);
+    if (!jam && !tile && !streams) {
+      if (std::optional<leir::Block> merged = merged_loops(b)) {
+        emit_block(*merged, inside_parallel, inside_serial, top_header);
+        return;
+      }
+    }
     for (size_t i = 0; i < header_end; ++i) {
       const leir::Loop& l = b.loops[i];
       if (streams && i + 1 == b.loops.size()) break;  // emit_streaming_stores writes it
@@ -732,6 +738,24 @@ class CEmitter {
       open_vars_.pop_back();
     }
     if (top_header) top_depth_ -= n;
+  }
+
+  // merged_innermost_loops where every offset `b` prints is the plain row-major one: no
+  // local array of this top-level block (a slice leaves out subscripts) and no written-flags.
+  std::optional<leir::Block> merged_loops(const leir::Block& b) const {
+    for (const auto& [name, plan] : local_)
+      if (plan.block == top_) return std::nullopt;
+    bool plain = true;
+    for (const leir::Item& item : b.body) {
+      if (!item.is_stmt()) return std::nullopt;
+      for (const leir::ExprRef& side : {item.stmt->lhs, item.stmt->rhs})
+        leir::for_each_expr(side, [&](const leir::ExprRef& e) {
+          if (e->kind() == leir::ExprKind::kAccess && (local_.count(e->name()) || is_tracked(e->name())))
+            plain = false;
+        });
+    }
+    if (!plain) return std::nullopt;
+    return merged_innermost_loops(b, table_);
   }
 
   bool is_tracked_body(const leir::Block& b) const {

@@ -602,6 +602,99 @@ bool is_streaming_store_nest(const leir::Block& b, const leir::TensorTable& tabl
   return analysis::is_independent_loop(b, inner.var);
 }
 
+namespace {
+
+// Whether loops `outer` and `inner` (extent inner_extent) of the perfect nest `b` may merge
+// (merged_innermost_loops).
+bool loops_merge(const leir::Block& b, const std::string& outer, const std::string& inner,
+                 int64_t inner_extent, const leir::TensorTable& table) {
+  for (const leir::Item& item : b.body) {
+    const leir::Stmt& s = *item.stmt;
+    size_t mentions = 0;           // of either variable anywhere in the statement
+    size_t subscript_mentions = 0;  // of either variable inside an access's subscripts
+    bool ok = true;
+    auto count_vars = [&](const ExprRef& e, size_t& n) {
+      leir::for_each_expr(e, [&](const ExprRef& x) {
+        if (x->kind() == ExprKind::kIndexVar && (x->name() == outer || x->name() == inner)) ++n;
+      });
+    };
+    auto visit = [&](const ExprRef& e) {
+      count_vars(e, mentions);
+      leir::for_each_expr(e, [&](const ExprRef& a) {
+        if (!ok || a->kind() != ExprKind::kAccess) return;
+        const leir::TensorInfo* info = table.find(a->name());
+        if (info == nullptr || info->shape.size() != a->indices().size()) {
+          ok = false;
+          return;
+        }
+        int64_t stride = 1, outer_coef = 0, inner_coef = 0;
+        for (size_t k = info->shape.size(); k-- > 0;) {
+          const ExprRef& index = a->indices()[k];
+          std::optional<leir::AffineForm> f = leir::affine_form(*index);
+          // A gathered subscript (an access inside) would be counted twice below.
+          bool gathered = false;
+          leir::for_each_expr(index, [&](const ExprRef& x) {
+            gathered = gathered || x->kind() == ExprKind::kAccess;
+          });
+          if (!f || gathered) {
+            ok = false;
+            return;
+          }
+          auto coef = [&](const std::string& v) {
+            auto it = f->coefs.find(v);
+            return it == f->coefs.end() ? int64_t{0} : it->second;
+          };
+          outer_coef += coef(outer) * stride;
+          inner_coef += coef(inner) * stride;
+          count_vars(index, subscript_mentions);
+          stride *= info->shape[k];
+        }
+        if (outer_coef != inner_extent * inner_coef) ok = false;
+      });
+    };
+    visit(s.lhs);
+    visit(s.rhs);
+    if (!ok || mentions != subscript_mentions) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<leir::Block> merged_innermost_loops(const leir::Block& b,
+                                                  const leir::TensorTable& table) {
+  for (const leir::Item& item : b.body)
+    if (!item.is_stmt()) return std::nullopt;
+  leir::Block merged = b;
+  bool changed = false;
+  while (merged.loops.size() >= 2 && merged.loops.back().extent < kMergedRowTarget) {
+    const leir::Loop& inner = merged.loops.back();
+    const leir::Loop& outer = merged.loops[merged.loops.size() - 2];
+    if (outer.kind != leir::LoopKind::kSerial) break;
+    if (inner.kind != leir::LoopKind::kSerial &&
+        !(inner.kind == leir::LoopKind::kVectorized &&
+          analysis::is_independent_loop(merged, inner.var)))
+      break;
+    if (!loops_merge(merged, outer.var, inner.var, inner.extent, table)) break;
+    const std::string gone = outer.var;
+    leir::Loop spanning = inner;
+    spanning.extent = inner.extent * outer.extent;
+    merged.loops.pop_back();
+    merged.loops.back() = spanning;
+    const ExprRef zero = leir::Expr::integer(0);
+    for (leir::Item& item : merged.body) {
+      auto drop = [&](const ExprRef& e) {
+        return e->kind() == ExprKind::kIndexVar && e->name() == gone ? zero : e;
+      };
+      item.stmt->lhs = leir::rewrite(item.stmt->lhs, drop);
+      item.stmt->rhs = leir::rewrite(item.stmt->rhs, drop);
+    }
+    changed = true;
+  }
+  if (!changed) return std::nullopt;
+  return merged;
+}
+
 int64_t stationary_vector_start(int64_t row_extent, int64_t v, int64_t lanes) {
   return std::min(v * lanes, row_extent - lanes);
 }

@@ -478,6 +478,48 @@ TEST(CEmitter, HugeAssignedTensorsAreWrittenWithStreamingStores) {
   }
 }
 
+// Rows shorter than kMergedRowTarget merge with the loops around them while every access walks
+// both loops as one run of memory; a loop variable read as a value, or an access that walks
+// them otherwise, keeps the nest as written.
+TEST(CEmitter, ShortRowsOfContiguousNestsMergeIntoOneLoop) {
+  CSource c = emitted("merged_short_rows");
+  const std::string exp_nest = block_code(c.code, 0);
+  EXPECT_EQ(count(exp_nest, "for (int64_t i_a = 0; i_a < 6; ++i_a)"), 1) << exp_nest;
+  EXPECT_EQ(count(exp_nest, "for (int64_t i_d = 0; i_d < 35; ++i_d)"), 1) << exp_nest;
+  EXPECT_EQ(count(exp_nest, "i_c"), 0) << exp_nest;
+  const std::string sum = block_code(c.code, 1);
+  EXPECT_EQ(count(sum, "for (int64_t i_d = 0; i_d < 210; ++i_d)"), 1) << sum;
+  EXPECT_EQ(count(sum, "i_a"), 0) << sum;
+  const std::string shifted = block_code(c.code, 2);
+  EXPECT_EQ(count(shifted, "#pragma omp simd\n    for (int64_t i_d = 0; i_d < 35; ++i_d)"), 1)
+      << shifted;
+  EXPECT_EQ(count(shifted, "t_P[i_tx*294 + i_a*49 + (0 + 1)*7 + i_d]"), 1) << shifted;
+  const std::string guarded = block_code(c.code, 3);
+  EXPECT_EQ(count(guarded, "for (int64_t i_c = 0; i_c < 5; ++i_c)"), 1) << guarded;
+  EXPECT_EQ(count(guarded, "for (int64_t i_d = 0; i_d < 7; ++i_d)"), 1) << guarded;
+
+  const char* const kept[] = {
+      // the row reads a transposed tensor: its elements are not one run of memory
+      "input A f64[4,7,5]\noutput C f64[4,5,7]\n"
+      "B^{4}_{tx=0}L^{5}_{c=0}L^{7}_{d=0}[C^{f64,g}_{tx,c,d}=A^{f64,g}_{tx,d,c};];\n",
+      // rows of 6 out of a pitch of 7
+      "input A f64[4,5,7]\noutput C f64[4,5,6]\n"
+      "B^{4}_{tx=0}L^{5}_{c=0}L^{6}_{d=0}[C^{f64,g}_{tx,c,d}=A^{f64,g}_{tx,c,d+1};];\n",
+      // a vectorized reduction: its lanes would regroup
+      "input A f64[4,5,7]\noutput C f64[4]\n"
+      "B^{4}_{tx=0}L^{5}_{c=0}V^{7}_{d=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,c,d};];\n",
+      // an unrolled row
+      "input A f64[4,5,7]\noutput C f64[4,5,7]\n"
+      "B^{4}_{tx=0}L^{5}_{c=0}U^{7}_{d=0}[C^{f64,g}_{tx,c,d}=A^{f64,g}_{tx,c,d}*2;];\n",
+      // the outer variable is a value
+      "input A f64[4,5,7]\noutput C f64[4,5,7]\n"
+      "B^{4}_{tx=0}L^{5}_{c=0}L^{7}_{d=0}[C^{f64,g}_{tx,c,d}=A^{f64,g}_{tx,c,d}*c;];\n"};
+  for (const char* text : kept) {
+    CSource k = emitted_text(text, "kept.leir");
+    EXPECT_EQ(count(k.code, "for (int64_t i_c = 0; i_c < 5; ++i_c)"), 1) << text << "\n" << k.code;
+  }
+}
+
 // The staged rows hold exactly the values the statement computes: the streamed tensors equal
 // the interpreter's bit for bit, with 2 threads each fencing its own stores.
 TEST(CEngine, StreamingStoresWriteTheInterpretersValues) {

@@ -245,6 +245,22 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "L^{10}_{d=0}[G^{f64,l}_{tx,i,a,c,d}=G^{f64,l}_{tx,i,a,c,d}+C^{f64,g}_{i*4+a,f,g,h}*"
        "A^{f64,g}_{tx,f,c+g,d+h}-W^{f64,g}_{a,d};];L^{4}_{a=0}L^{10}_{d=0}"
        "[F^{f64,g}_{tx,i*4+a,c,d}=G^{f64,l}_{tx,i,a,c,d}*2;];];\n"},
+      // Short rows of contiguous nests merged into one loop (merged_innermost_loops): an
+      // elementwise exp nest (rows of 7 and 5 -> 35; a's X subscript keeps a), a sum of a whole
+      // sample into one element (all three loops -> 210), two statements over a vectorized
+      // row, one reading rows shifted by one inside a padded tensor (P's c+1), and a nest whose
+      // condition reads the row variable, which stays as written.
+      {"merged_short_rows",
+       "input A f64[4,6,5,7]\ninput X f64[6]\ninput P f64[4,6,7,7]\noutput C f64[4,6,5,7]\n"
+       "output D f64[4]\noutput E f64[4,6,5,7]\noutput F f64[4,6,5,7]\noutput G f64[4,6,5,7]\n"
+       "B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}L^{7}_{d=0}[C^{f64,g}_{tx,a,c,d}="
+       "exp(A^{f64,g}_{tx,a,c,d})*X^{f64,g}_{a}+1;];"
+       "B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}L^{7}_{d=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+"
+       "A^{f64,g}_{tx,a,c,d};];"
+       "B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}V^{7}_{d=0}[E^{f64,g}_{tx,a,c,d}=P^{f64,g}_{tx,a,c+1,d}*2;"
+       "F^{f64,g}_{tx,a,c,d}=A^{f64,g}_{tx,a,c,d}-1;];"
+       "B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}L^{7}_{d=0}[G^{f64,g}_{tx,a,c,d}="
+       "if_then_else(d<3,A^{f64,g}_{tx,a,c,d},0);];\n"},
   };
   return programs;
 }
