@@ -7,7 +7,6 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/program_input.h"
-#include "codegen/compiler_driver.h"
 #include "leir/tensor_table.h"
 #include "leir/wellformed.h"
 #include "search/cost_model.h"
@@ -22,11 +21,6 @@ std::string shape_text(const std::vector<int64_t>& shape) {
     s += std::to_string(shape[i]);
   }
   return s + "]";
-}
-
-// The options `steptp optimize --policy cost` ranks steps with (1 thread).
-search::CostModelOptions cost_options() {
-  return search::CostModelOptions{.wide_tiles = codegen::machine_has_wide_vectors()};
 }
 
 }  // namespace
@@ -73,7 +67,7 @@ void setup_check_command(CLI::App& app, CommandContext& ctx) {
                                   {"scope", std::string(1, leir::scope_letter(t.scope))},
                                   {"shape", t.shape}});
         j["blocks"] = program->blocks.size();
-        if (flags->cost) j["estimated_cost"] = search::estimated_cost(*program, cost_options());
+        if (flags->cost) j["estimated_cost"] = search::estimated_cost(*program);
       }
       std::cout << j.dump(2) << "\n";
     } else if (!table) {
@@ -89,7 +83,7 @@ void setup_check_command(CLI::App& app, CommandContext& ctx) {
                           : "")
                   << "\n";
       if (flags->cost)
-        std::cout << "  estimated cost: " << search::estimated_cost(*program, cost_options())
+        std::cout << "  estimated cost: " << search::estimated_cost(*program)
                   << " (search cost model, 1 thread)\n";
     }
     if (!table) ctx.exit_code = kExitBadInput;

@@ -245,6 +245,18 @@ class CEmitter {
     return wide_tile_emitted_ ? definitions : std::string();
   }
 
+  static bool has_select(const leir::Block& b) {
+    bool found = false;
+    leir::for_each_stmt({b}, [&](const leir::Stmt& s, const leir::StmtContext&) {
+      leir::for_each_expr(s.rhs, [&](const leir::ExprRef& e) {
+        if (e->kind() == leir::ExprKind::kCall &&
+            e->function() == leir::Function::kIfThenElse)
+          found = true;
+      });
+    });
+    return found;
+  }
+
   bool is_slice(const std::string& tensor) const {
     auto it = local_.find(tensor);
     return it != local_.end() && it->second.depth > 0;

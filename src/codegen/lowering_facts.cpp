@@ -695,16 +695,6 @@ std::optional<leir::Block> merged_innermost_loops(const leir::Block& b,
   return merged;
 }
 
-bool has_select(const leir::Block& b) {
-  bool found = false;
-  leir::for_each_stmt({b}, [&](const leir::Stmt& s, const leir::StmtContext&) {
-    leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
-      if (e->kind() == ExprKind::kCall && e->function() == Function::kIfThenElse) found = true;
-    });
-  });
-  return found;
-}
-
 int64_t stationary_vector_start(int64_t row_extent, int64_t v, int64_t lanes) {
   return std::min(v * lanes, row_extent - lanes);
 }

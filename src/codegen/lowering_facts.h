@@ -255,11 +255,6 @@ constexpr TileVectors kNarrowTileVectors{kStationaryLanes, kMaxStationaryVectors
 
 constexpr TileVectors kWideTileVectors{8, 24};
 
-// Whether any statement of `b` (nested blocks included) has an if_then_else: the C backend
-// then keeps its tiles at kNarrowTileVectors (GCC 12's AVX-512 miscompilation of if-converted
-// selects, compiler_driver.h).
-bool has_select(const leir::Block& b);
-
 struct StationaryTile {
   size_t first = 0;               // b.loops[first..] are lowered together
   std::vector<size_t> reduction;  // loop indices kept as loops, outermost first

@@ -33,9 +33,8 @@
 //   A jam that needs more vector registers than there are (LaneJam::spilled) adds 1.5 per
 //   spilled register per iteration of the jam (a store and a reload on an accumulator chain).
 //   Rows kept in vector registers (the C backend holds the elements a sum updates across the
-//   loops that reduce into them, codegen::find_stationary_tile, with 8-double vectors when
-//   CostModelOptions::wide_tiles): the destination's read and write cost nothing, and an
-//   access shared by the jammed rows is charged once per copy.
+//   loops that reduce into them, codegen::find_stationary_tile): the destination's read and
+//   write cost nothing, and an access shared by the jammed rows is charged once per copy.
 // The innermost loop is the innermost one with more than one iteration.
 // lanes: what the C compiler runs side by side in the innermost loop —
 //   - a vectorized (V) loop of independent iterations or of reduction lanes (loop_vectorization),
@@ -293,11 +292,7 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
     std::optional<codegen::StationaryTile> tile;  // rows kept in vector registers
     if (ctx.nest && inner && &ctx.nest->loops.back() == inner) {
       jam = codegen::find_lane_jam(*ctx.nest);
-      if (!jam && table.ok()) {
-        if (options.wide_tiles && !codegen::has_select(p.blocks[ctx.top_block]))
-          tile = codegen::find_stationary_tile(*ctx.nest, *table, codegen::kWideTileVectors);
-        if (!tile) tile = codegen::find_stationary_tile(*ctx.nest, *table);
-      }
+      if (!jam && table.ok()) tile = codegen::find_stationary_tile(*ctx.nest, *table);
     }
     const std::vector<size_t> no_jammed_loops;
     const std::vector<size_t>& jammed =

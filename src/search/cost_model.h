@@ -15,11 +15,6 @@ struct CostModelOptions {
   int vector_width = 4;     // doubles per SIMD register (AVX2)
   int64_t cache_elements = 4096;       // a tensor this small is assumed to stay in L1
   int64_t l2_elements = 131072;        // ... and this small in L2 (1 MiB of f64)
-  // Rows kept in registers are priced as the C backend builds them where the machine has
-  // AVX-512 (codegen::kWideTileVectors, in blocks without a select), 256-bit ones otherwise:
-  // with 8-double vectors a convolution row of 30 is 4 registers, so 4 output channels can
-  // share each input row's loads, which 256-bit tiles have no registers for.
-  bool wide_tiles = false;
 };
 
 // Estimated cost; lower is better. Deterministic.

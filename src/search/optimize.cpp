@@ -8,7 +8,6 @@
 #include "leir/printer.h"
 #include "llm/chat_client.h"
 #include "search/chat_answer_source.h"
-#include "codegen/compiler_driver.h"
 #include "search/cuda_evaluator.h"
 #include "search/llm_policy.h"
 #include "search/policies.h"
@@ -42,8 +41,7 @@ Result<PolicyBundle> make_policy(const OptimizeOptions& o, const Problem& proble
   } else if (o.policy == "random") {
     b.policy = std::make_unique<RandomPolicy>(o.seed);
   } else if (o.policy == "cost") {
-    b.policy = std::make_unique<CostPolicy>(CostModelOptions{
-        .threads = o.threads, .wide_tiles = codegen::machine_has_wide_vectors()});
+    b.policy = std::make_unique<CostPolicy>(CostModelOptions{.threads = o.threads});
   } else if (o.policy == "llm") {
     if (o.endpoint.empty() || o.model.empty())
       return Error::make("bad_flags", "--policy llm needs --endpoint URL and --model M");

@@ -328,46 +328,6 @@ TEST(CostModel, RowsKeptInRegistersPayNeitherTheirLoadsNorTheirStores) {
   EXPECT_DOUBLE_EQ(estimated_cost(plain), 8192 * (1 + 0.25 + 0.25 + 0.1 + 0.25) / 4);
 }
 
-// Where the C backend builds tiles of 8-double vectors (wide_tiles), a convolution row of 30 is
-// 4 registers, and 4 output channels jammed around the taps share each input row's loads; in
-// 256-bit vectors the same jam needs 32 registers, so no tile is kept and every access pays.
-// A block with a select keeps its narrow tiles in the C, and so in the model.
-TEST(CostModel, PricesTheWideTilesTheBackendBuildsWhereTheMachineHasThem) {
-  const std::string decls =
-      "input A f64[2,3,6,32]\nparam W f64[8,3,3,3]\noutput G f64[2,8,4,30]\n";
-  auto conv = [&](const std::string& value) {
-    return parse(decls +
-                 "B^{2}_{tx=0}L^{2}_{i=0}L^{4}_{c=0}L^{4}_{a=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}"
-                 "L^{30}_{d=0}[G^{f64,g}_{tx,i*4+a,c,d}=G^{f64,g}_{tx,i*4+a,c,d}+" +
-                 value + ";];");
-  };
-  leir::Program jammed = conv("W^{f64,g}_{i*4+a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h}");
-  const double executions = 2 * 2 * 4 * 4 * 27 * 30;
-  // Wide: the 4 rows stay in registers (G free), W is invariant along d (0.1, its own per
-  // row), A is unit stride (0.25) and one load serves the 4 rows; 4 lanes.
-  EXPECT_DOUBLE_EQ(estimated_cost(jammed, {.wide_tiles = true}),
-                   executions * (1 + 0.1 + 0.25 / 4) / 4);
-  // Narrow: the tile keeps one row (G still free), and each row loads A itself.
-  EXPECT_DOUBLE_EQ(estimated_cost(jammed, {.wide_tiles = false}),
-                   executions * (1 + 0.1 + 0.25) / 4);
-  // The same nest fused with an epilogue under the row loop c: a max keeps the wide pricing,
-  // an if_then_else anywhere in the top-level block takes it away.
-  auto fused = [&](const std::string& epilogue) {
-    return parse("input A f64[2,3,6,32]\nparam W f64[4,3,3,3]\noutput E f64[2,4,4,30]\n"
-                 "B^{2}_{tx=0}L^{4}_{c=0}[L^{4}_{a=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}"
-                 "L^{30}_{d=0}[G^{f64,g}_{tx,a,c,d}=G^{f64,g}_{tx,a,c,d}+"
-                 "W^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];L^{4}_{a=0}L^{30}_{d=0}"
-                 "[E^{f64,g}_{tx,a,c,d}=" + epilogue + ";];];");
-  };
-  leir::Program with_max = fused("max(G^{f64,g}_{tx,a,c,d},0)");
-  EXPECT_LT(estimated_cost(with_max, {.wide_tiles = true}),
-            estimated_cost(with_max, {.wide_tiles = false}));
-  leir::Program with_select =
-      fused("if_then_else(G^{f64,g}_{tx,a,c,d}>0,G^{f64,g}_{tx,a,c,d},0)");
-  EXPECT_DOUBLE_EQ(estimated_cost(with_select, {.wide_tiles = true}),
-                   estimated_cost(with_select, {.wide_tiles = false}));
-}
-
 TEST(CostModel, ChargesGlobalIntermediatesForTheirTraffic) {
   const std::string decls = "input A f64[64]\noutput C f64[64]\n";
   leir::Program two = parse(decls +

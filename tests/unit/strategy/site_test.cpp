@@ -1,9 +1,6 @@
 // Site text form: printing, parsing, typed reads, and the errors of malformed steps.
 #include <gtest/gtest.h>
 
-#include <set>
-
-#include "leir/parser.h"
 #include "strategy/registry.h"
 #include "strategy/strategy.h"
 
@@ -105,35 +102,6 @@ TEST(Registry, WrongStrategySiteIsInfeasible) {
   Check c = s->check(p, other);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.infeasible().code, "site.wrong_strategy");
-}
-
-// loop_reorder lists the first 24 lexicographic orders of a nest, which only permute the
-// innermost loops of a long header, and then every other order that moves one loop: in this
-// 8-loop convolution, moving the channel block a inside c (tx,i,c,a,...) is one of them.
-TEST(LoopReorder, OffersEveryOneLoopMoveBesideTheFirstLexicographicOrders) {
-  Result<leir::Program> p = leir::parse_program(
-      "input A f64[2,3,32,32]\nparam W f64[16,3,3,3]\noutput G f64[2,16,30,30]\n"
-      "B^{2}_{tx=0}L^{4}_{i=0}L^{4}_{a=0}L^{30}_{c=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}"
-      "L^{30}_{d=0}[G^{f64,g}_{tx,i*4+a,c,d}=G^{f64,g}_{tx,i*4+a,c,d}+"
-      "W^{f64,g}_{i*4+a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];\n");
-  ASSERT_TRUE(p.ok()) << p.error().render();
-  const Strategy* reorder = find_strategy("loop_reorder");
-  ASSERT_NE(reorder, nullptr);
-  std::vector<Site> sites = reorder->sites(*p);
-  std::set<std::string> texts;
-  for (const Site& s : sites) {
-    EXPECT_TRUE(texts.insert(s.to_string()).second) << "listed twice: " << s.to_string();
-    EXPECT_TRUE(reorder->apply(*p, s).ok()) << s.to_string();
-  }
-  // G is only summed into, so every order is legal. The first 24 lexicographic orders are the
-  // 23 other orders of the last four loops and then tx,i,a,f,c,g,h,d (f and c swapped); an
-  // 8-loop header has (8-1)^2 = 49 distinct one-loop moves, 9 of which stay within the last
-  // four loops and one of which is that swap: 24 + 49 - 9 - 1 sites.
-  EXPECT_EQ(sites.size(), 63u);
-  EXPECT_TRUE(texts.count("loop_reorder(block=0, order=tx,i,a,c,f,g,d,h)"));  // lexicographic
-  EXPECT_TRUE(texts.count("loop_reorder(block=0, order=tx,i,c,a,f,g,h,d)"));  // a moved inside c
-  EXPECT_TRUE(texts.count("loop_reorder(block=0, order=d,tx,i,a,c,f,g,h)"));  // d moved outermost
-  EXPECT_FALSE(texts.count("loop_reorder(block=0, order=tx,i,a,c,f,g,h,d)"));  // the current order
 }
 
 }  // namespace
