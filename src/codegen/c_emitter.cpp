@@ -750,7 +750,8 @@ class CEmitter {
       if (!item.is_stmt()) return std::nullopt;
       for (const leir::ExprRef& side : {item.stmt->lhs, item.stmt->rhs})
         leir::for_each_expr(side, [&](const leir::ExprRef& e) {
-          if (e->kind() == leir::ExprKind::kAccess && (local_.count(e->name()) || is_tracked(e->name())))
+          if (e->kind() == leir::ExprKind::kAccess &&
+              (local_.count(e->name()) || is_tracked(e->name())))
             plain = false;
         });
     }

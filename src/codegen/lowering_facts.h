@@ -217,8 +217,9 @@ bool is_streaming_store_nest(const leir::Block& b, const leir::TensorTable& tabl
 // in every subscript: a subscript may then exceed its dimension, but the flattened offset is
 // the element's, which is all the C backend prints. Merging repeats while the innermost loop
 // is shorter than kMergedRowTarget. Why: a row of 30 (every 3x3 convolution's output) is 3
-// vectors of 8 and a scalar tail of 6, and GCC re-enters the loop per row; Conv2d_Mish_Mish's
-// two Mish epilogues ran 5.3-6.1 ms each with rows of 30 and 3.7-4.0 ms merged into rows of 900.
+// vectors of 8 and a tail of 6 (a 4-double vector and 2 scalar iterations), and GCC enters the
+// loop once per row; Conv2d_Mish_Mish's two Mish epilogues ran 5.3-6.1 ms each with rows of 30
+// and 3.7-4.0 ms merged into rows of 900.
 // nullopt when nothing merges; `b` must not read or write local arrays (whose C offsets leave
 // out the subscripts their enclosing loops fix).
 constexpr int64_t kMergedRowTarget = 256;
@@ -252,7 +253,6 @@ struct TileVectors {
   int64_t max_vectors = kMaxStationaryVectors;
 };
 constexpr TileVectors kNarrowTileVectors{kStationaryLanes, kMaxStationaryVectors};
-
 constexpr TileVectors kWideTileVectors{8, 24};
 
 struct StationaryTile {
