@@ -590,16 +590,18 @@ class CEmitter {
     if (options_.openmp && !b.loops.empty() &&
         (jam_op = lane_reduction_operator(b, b.loops.back())))
       jam = inherited_jam ? inherited_jam : find_lane_jam(b);
+    // Tiles, streaming stores and guarded ranges each lower one statement whose tensor keeps
+    // no written-flags.
+    const leir::Stmt* single = single_untracked_stmt(b);
     std::optional<StationaryTile> tile;
-    if (!jam && b.body.size() == 1 && b.body[0].is_stmt() &&
-        !is_tracked(b.body[0].stmt->lhs->name())) {
+    if (!jam && single) {
       tile = find_stationary_tile(b, table_, tile_vectors_);
       if (!tile && tile_vectors_.lanes != kNarrowTileVectors.lanes)
         tile = find_stationary_tile(b, table_);  // a row too short for the wide vectors
     }
     const size_t header_end = jam ? jam->first : tile ? tile->first : b.loops.size();
     std::optional<GuardedLoopRange> range;  // of the innermost loop (guarded_loop_range)
-    const bool streams = !jam && !tile && !is_tracked_body(b) &&
+    const bool streams = !jam && !tile && single &&
                          is_streaming_store_nest(b, table_, options_.streaming_store_min_bytes);
     if (!jam && !tile && !streams) {
       if (std::optional<leir::Block> merged = merged_loops(b)) {
@@ -657,9 +659,8 @@ class CEmitter {
             break;
         }
       }
-      if (i + 1 == b.loops.size() && l.extent >= kMinRangedExtent && b.body.size() == 1 &&
-          b.body[0].is_stmt() && !is_tracked(b.body[0].stmt->lhs->name()))
-        range = guarded_loop_range(*b.body[0].stmt, l.var);
+      if (i + 1 == b.loops.size() && l.extent >= kMinRangedExtent && single)
+        range = guarded_loop_range(*single, l.var);
       w_.open(range ? ranged_for_header(l, *range) : for_header(l));
       open_vars_.push_back(c_var_name(l.var));
       ++opened;
@@ -670,7 +671,7 @@ class CEmitter {
       }
     }
     if (streams) {
-      emit_streaming_stores(*b.body[0].stmt, b.loops.back());
+      emit_streaming_stores(*single, b.loops.back());
       close_loops(opened, top_header);
       // Non-temporal stores are weakly ordered: fence them before this thread's part of the
       // block ends (the next block, or another thread after the barrier, reads them).
@@ -759,8 +760,11 @@ class CEmitter {
     return merged_innermost_loops(b, table_);
   }
 
-  bool is_tracked_body(const leir::Block& b) const {
-    return b.body.size() == 1 && b.body[0].is_stmt() && is_tracked(b.body[0].stmt->lhs->name());
+  // The body's statement when it is the only item and its tensor keeps no written-flags.
+  const leir::Stmt* single_untracked_stmt(const leir::Block& b) const {
+    if (b.body.size() != 1 || !b.body[0].is_stmt() || is_tracked(b.body[0].stmt->lhs->name()))
+      return nullptr;
+    return &*b.body[0].stmt;
   }
 
   // The innermost loop of a streaming-store nest (is_streaming_store_nest): the row is computed
