@@ -568,6 +568,27 @@ bool is_wide_elementwise_math(const leir::Block& b) {
   return transcendental && analysis::is_independent_loop(b, b.loops.back().var);
 }
 
+namespace {
+
+// The row-major element offset of `access` into a tensor of `shape` (its rank) as one affine
+// form over the loop variables, or nullopt when a subscript is not affine (a gather, a
+// division). A variable whose terms cancel keeps a zero coefficient.
+std::optional<leir::AffineForm> flattened_offset(const leir::Expr& access,
+                                                 const std::vector<int64_t>& shape) {
+  leir::AffineForm offset;
+  int64_t stride = 1;
+  for (size_t k = shape.size(); k-- > 0;) {
+    std::optional<leir::AffineForm> f = leir::affine_form(*access.indices()[k]);
+    if (!f) return std::nullopt;
+    offset.constant += f->constant * stride;
+    for (const auto& [var, coef] : f->coefs) offset.coefs[var] += coef * stride;
+    stride *= shape[k];
+  }
+  return offset;
+}
+
+}  // namespace
+
 bool is_streaming_store_nest(const leir::Block& b, const leir::TensorTable& table,
                              int64_t min_bytes) {
   constexpr int64_t kRun = 4;  // doubles per 256-bit store
@@ -584,21 +605,12 @@ bool is_streaming_store_nest(const leir::Block& b, const leir::TensorTable& tabl
     return false;
   if (leir::element_count(info->shape) * 8 < min_bytes) return false;
   if (analysis::mentions_tensor(s.rhs, s.lhs->name())) return false;
-  // The flattened offset, row-major.
-  leir::AffineForm offset;
-  int64_t stride = 1;
-  for (size_t k = info->shape.size(); k-- > 0;) {
-    std::optional<leir::AffineForm> f = leir::affine_form(*s.lhs->indices()[k]);
-    if (!f) return false;
-    offset.constant += f->constant * stride;
-    for (const auto& [var, coef] : f->coefs) offset.coefs[var] += coef * stride;
-    stride *= info->shape[k];
-  }
-  if (offset.constant % kRun != 0) return false;
-  for (const auto& [var, coef] : offset.coefs) {
+  std::optional<leir::AffineForm> offset = flattened_offset(*s.lhs, info->shape);
+  if (!offset || offset->constant % kRun != 0) return false;
+  for (const auto& [var, coef] : offset->coefs) {
     if (var == inner.var ? coef != 1 : coef % kRun != 0) return false;
   }
-  if (!offset.coefs.count(inner.var)) return false;
+  if (!offset->coefs.count(inner.var)) return false;
   return analysis::is_independent_loop(b, inner.var);
 }
 
@@ -627,28 +639,18 @@ bool loops_merge(const leir::Block& b, const std::string& outer, const std::stri
           ok = false;
           return;
         }
-        int64_t stride = 1, outer_coef = 0, inner_coef = 0;
-        for (size_t k = info->shape.size(); k-- > 0;) {
-          const ExprRef& index = a->indices()[k];
-          std::optional<leir::AffineForm> f = leir::affine_form(*index);
-          // A gathered subscript (an access inside) would be counted twice below.
-          bool gathered = false;
-          leir::for_each_expr(index, [&](const ExprRef& x) {
-            gathered = gathered || x->kind() == ExprKind::kAccess;
-          });
-          if (!f || gathered) {
-            ok = false;
-            return;
-          }
-          auto coef = [&](const std::string& v) {
-            auto it = f->coefs.find(v);
-            return it == f->coefs.end() ? int64_t{0} : it->second;
-          };
-          outer_coef += coef(outer) * stride;
-          inner_coef += coef(inner) * stride;
-          count_vars(index, subscript_mentions);
-          stride *= info->shape[k];
+        std::optional<leir::AffineForm> offset = flattened_offset(*a, info->shape);
+        if (!offset) {
+          ok = false;
+          return;
         }
+        auto coef = [&](const std::string& v) {
+          auto it = offset->coefs.find(v);
+          return it == offset->coefs.end() ? int64_t{0} : it->second;
+        };
+        const int64_t outer_coef = coef(outer), inner_coef = coef(inner);
+        // Affine subscripts hold no accesses, so no mention is counted twice.
+        for (const ExprRef& index : a->indices()) count_vars(index, subscript_mentions);
         if (outer_coef != inner_extent * inner_coef) ok = false;
       });
     };
