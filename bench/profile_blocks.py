@@ -148,7 +148,7 @@ def main():
         exe = os.path.join(tmp, "profile")
         include = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
         run([a.cc] + FLAGS + ["-I", include, os.path.join(tmp, "kernel.c"),
-                              os.path.join(tmp, "main.c"), "-o", exe, "-lm"])
+                              os.path.join(tmp, "main.c"), "-o", exe, "-lmvec", "-lm"])
         out = run([exe])
     times = [float(line.split()[1]) for line in out.splitlines()]
     total = sum(times) or 1.0

@@ -423,7 +423,7 @@ std::string CExprPrinter::value(const ExprRef& e) const {
         case Function::kLog: return cat({"stp_log(", value(args[0]), ")"});
         case Function::kSqrt: return cat({"sqrt(", value(args[0]), ")"});
         case Function::kAbs: return cat({"fabs(", value(args[0]), ")"});
-        case Function::kErf: return cat({"erf(", value(args[0]), ")"});
+        case Function::kErf: return cat({"stp_erf(", value(args[0]), ")"});
         case Function::kIfThenElse:
           return cat({"(", condition(args[0]), " ? ", value(args[1]), " : ", value(args[2]), ")"});
       }

@@ -91,6 +91,16 @@ bool machine_has_wide_vectors() {
          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
 }
 
+// The kernels' libraries: libm, and on x86-64 glibc 2.35 or later libmvec, which holds the
+// vector variants of erf that the C backend declares (stp_erf, c_emitter.cpp). The kernels are
+// compiled on the machine that runs steptp, so steptp's own glibc says whether it is there.
+#if defined(__x86_64__) && defined(__GLIBC__) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+const std::vector<std::string> kLibraries = {"-lmvec", "-lm"};
+#else
+const std::vector<std::string> kLibraries = {"-lm"};
+#endif
+
 std::vector<std::string> default_compiler_flags() {
   std::vector<std::string> flags = {"-O3",
                                     "-march=native",
@@ -177,7 +187,8 @@ Result<BuildResult> build_shared_object(const std::string& source,
   std::vector<std::string> argv = {resolve_compiler(options)};
   argv.insert(argv.end(), options.flags.begin(), options.flags.end());
   argv.insert(argv.end(), options.extra_flags.begin(), options.extra_flags.end());
-  argv.insert(argv.end(), {"-o", tmp_so, c_path, "-lm"});
+  argv.insert(argv.end(), {"-o", tmp_so, c_path});
+  argv.insert(argv.end(), kLibraries.begin(), kLibraries.end());
   g_compiler_invocations.fetch_add(1);
   std::string why;
   int rc = run_process(argv, log, why);

@@ -90,6 +90,7 @@ class CudaEmitter {
     // vectorize them; on the GPU every thread already runs CUDA's own side by side.
     w_.line("__host__ __device__ static inline double stp_exp(double x) { return exp(x); }");
     w_.line("__host__ __device__ static inline double stp_log(double x) { return log(x); }");
+    w_.line("__host__ __device__ static inline double stp_erf(double x) { return erf(x); }");
     // Written-flags of the tracked tensors (see IdentityInit), zeroed before their first writer.
     for (const auto& [name, plan] : inits_)
       if (plan.mode == IdentityInit::kTracked)

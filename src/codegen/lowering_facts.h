@@ -187,8 +187,9 @@ bool is_wide_vector_reduction(const leir::Block& b);
 // programs of log_exp_scale, log_log_add, log_of_squares_product, MinGPTNewGelu and
 // Conv2d_Activation_BatchNorm (docs/codegen.md). Conditional reads are excluded because GCC
 // 12 miscompiles AVX-512 masked loads of if-converted guards (tiled_guarded_padding);
-// accumulations because whole-kernel 512-bit vectors made a max-pooling 1.9x slower; erf
-// because its loop stays scalar.
+// accumulations because whole-kernel 512-bit vectors made a max-pooling 1.9x slower. erf
+// (libmvec's variants, stp_erf) may appear but alone does not make a nest wide: its 4- and
+// 8-lane variants measured the same.
 bool is_wide_elementwise_math(const leir::Block& b);
 
 // Streaming stores. A nest whose one statement assigns (no accumulation, and no read of the

@@ -14,10 +14,11 @@
 //   per element) 1.0 when the tensor fits in L2 or when the inner loop's lines (at most 512)
 //   are reused by the next loop out, which walks them with unit stride, and 4.0 when each of
 //   those lines comes from memory;
-//   call_cost: what one call takes on its own (see library_call_cost): erf 44, a power with an
-//   exponent other than 0, 1, 2 (libm pow) 67; these libm calls keep the loop scalar (no libm
-//   vector variants without -ffast-math). exp and log are the kernels' own straight-line
-//   stp_exp and stp_log (support/kernel_math.h), 28 and 44, and vectorize; sqrt is one
+//   call_cost: what one call takes on its own (see library_call_cost): a power with an
+//   exponent other than 0, 1, 2 (libm pow) 67, and it keeps the loop scalar (no libm vector
+//   variant is declared for pow). exp and log are the kernels' own straight-line stp_exp and
+//   stp_log (support/kernel_math.h), 28 and 44, and vectorize; erf is libm's with its libmvec
+//   vector variants declared (stp_erf, codegen/c_emitter.cpp), 28, and vectorizes; sqrt is one
 //   instruction under -fno-math-errno (which the C backend passes) and vectorizes: 1;
 //   chain: 3 when the innermost loop carries an accumulation from one iteration to the next
 //   (each iteration waits for the previous add: the latency, not the throughput, bounds it);
@@ -119,13 +120,15 @@ double parallel_factor(const leir::Block& b, int threads) {
 
 // One call's cost in units, and whether it keeps its loop scalar. Measured (1 thread, AMD EPYC,
 // glibc 2.36, -O3 -fno-math-errno; a pass over 1.8 M doubles in [0.5, 1.5] minus the same pass
-// copying, at 0.21 ns a unit): erf 9.2 ns, pow(x, 3.0) 14.1 ns, sqrt 0.3 ns once vectorized,
-// stp_exp 1.5 ns and stp_log 2.3 ns vectorized (4 lanes: 28 and 44 units a call before the
-// lanes divide; libm's exp and log took 5.5 and 4.9 ns). Pricing every call at 4 (the earlier
-// figure) made a step that removes a libm call look no better than one that saves a load.
+// copying, at 0.21 ns a unit): pow(x, 3.0) 14.1 ns, sqrt 0.3 ns once vectorized, stp_exp 1.5 ns
+// and stp_log 2.3 ns vectorized (4 lanes: 28 and 44 units a call before the lanes divide;
+// libm's exp and log took 5.5 and 4.9 ns). erf took 9.2 ns as a scalar libm call; through
+// libmvec's 4-lane variant (session 21: a GELU pass 1.5 against 7.3 ns an element) it costs
+// what stp_exp does. Pricing every call at 4 (the earlier figure) made a step that removes a
+// libm call look no better than one that saves a load.
 struct CallCost {
   double units = 0;
-  bool scalar = false;  // a libm call: GCC does not vectorize the loop around it
+  bool scalar = false;  // a libm call without vector variants: GCC keeps its loop scalar
 };
 
 CallCost library_call_cost(const leir::Expr& e) {
@@ -142,7 +145,7 @@ CallCost library_call_cost(const leir::Expr& e) {
   switch (e.function()) {
     case leir::Function::kExp: return {28, false};
     case leir::Function::kLog: return {44, false};
-    case leir::Function::kErf: return {44, true};
+    case leir::Function::kErf: return {28, false};
     case leir::Function::kSqrt: return {1, false};
     default: return {};
   }

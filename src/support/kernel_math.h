@@ -11,8 +11,8 @@
  * differently from the scalar ones; log likewise. stp_exp and stp_log are straight-line
  * arithmetic with selects: under -fno-trapping-math GCC vectorizes the loops around them (AVX2:
  * about 1.5 and 2.5 ns an element against 5.5 and 5), and each is within 1 ulp of glibc's
- * (tests/unit/support/kernel_math_test.cpp). A loop that still calls libm (erf, pow) stays
- * scalar, and there they cost about what libm's would. */
+ * (tests/unit/support/kernel_math_test.cpp). A loop that calls libm's pow stays scalar; erf
+ * goes through libmvec's vector variants (stp_erf, codegen/c_emitter.cpp). */
 #ifndef STEPTP_SUPPORT_KERNEL_MATH_H
 #define STEPTP_SUPPORT_KERNEL_MATH_H
 #include <stdint.h>

@@ -404,8 +404,9 @@ TEST(CEngine, WideJammedTilesLoadSharedRowsOnce) {
 
 // A perfect nest of elementwise exp/log (selects allowed when their branches read only what
 // the condition reads) is marked STP_WIDE_MATH: AVX-512 and 512-bit vectors by target alone, so
-// stp_exp and stp_log still inline. Accumulations, guarded reads, erf and nests inside another
-// block's body keep the kernel's 256-bit vectors.
+// stp_exp and stp_log still inline. erf may join them (libmvec's 8-lane variant); alone it does
+// not make a nest wide. Accumulations, guarded reads and nests inside another block's body keep
+// the kernel's 256-bit vectors.
 TEST(CEmitter, ElementwiseExpAndLogNestsAreMarkedWideMath) {
   const std::string softplus =
       "input A f64[4,40]\noutput C f64[4,40]\n"
@@ -416,6 +417,11 @@ TEST(CEmitter, ElementwiseExpAndLogNestsAreMarkedWideMath) {
                              "avx512dq,avx512bw,prefer-vector-width=512\")))"),
             std::string::npos) << marked.code;
   EXPECT_EQ(count(marked.code, "STP_WIDE_MATH static void"), 2) << marked.code;  // region + block
+  CSource with_erf = emitted_text(
+      "input A f64[4,40]\noutput C f64[4,40]\n"
+      "B^{4}_{tx=0}L^{40}_{a=0}[C^{f64,g}_{tx,a}=erf(A^{f64,g}_{tx,a})*exp(A^{f64,g}_{tx,a});];\n",
+      "erf_exp.leir");
+  EXPECT_EQ(count(with_erf.code, "STP_WIDE_MATH static void"), 2) << with_erf.code;
   const char* const unmarked[] = {
       // an accumulation
       "input A f64[4,40]\noutput C f64[4]\n"
@@ -424,9 +430,9 @@ TEST(CEmitter, ElementwiseExpAndLogNestsAreMarkedWideMath) {
       "input A f64[4,40]\noutput C f64[4,40]\n"
       "B^{4}_{tx=0}L^{40}_{a=0}[C^{f64,g}_{tx,a}=if_then_else(a>=1,exp(A^{f64,g}_{tx,a-1}),0);];"
       "\n",
-      // erf, a libm call
+      // erf without exp or log
       "input A f64[4,40]\noutput C f64[4,40]\n"
-      "B^{4}_{tx=0}L^{40}_{a=0}[C^{f64,g}_{tx,a}=erf(A^{f64,g}_{tx,a})*exp(A^{f64,g}_{tx,a});];\n",
+      "B^{4}_{tx=0}L^{40}_{a=0}[C^{f64,g}_{tx,a}=erf(A^{f64,g}_{tx,a})*2;];\n",
       // no exp or log
       "input A f64[4,40]\noutput C f64[4,40]\n"
       "B^{4}_{tx=0}L^{40}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},0)*2;];\n",
@@ -716,6 +722,19 @@ TEST(CEngine, StationaryVectorTilesAreBitIdenticalToTheInterpreter) {
 // zero), and under the compiler's real flags GCC vectorizes a loop that takes both and a
 // NaN-propagating max (ReLU), which it did not do with trapping math (a select on a comparison)
 // nor with libm's scalar exp and log.
+// The interpreter's outputs and the compiled kernel's for input `a`, whose first values
+// `specials` replace first.
+void run_both_ways(const leir::Program& p, leir::TensorData& a, const std::vector<double>& specials,
+                   std::vector<leir::TensorData>& expected, std::vector<leir::TensorData>& got) {
+  std::copy(specials.begin(), specials.end(), a.values.begin());
+  Result<std::vector<leir::TensorData>> interpreted = interp::run_program(p, {a});
+  ASSERT_TRUE(interpreted.ok()) << interpreted.error().render();
+  Result<std::vector<leir::TensorData>> compiled = run_compiled(p, {a}, test_options());
+  ASSERT_TRUE(compiled.ok()) << compiled.error().render();
+  expected = std::move(interpreted).value();
+  got = std::move(compiled).value();
+}
+
 TEST(CEngine, ExpAndLogAreTheInterpretersOwnBitForBitAndTheirLoopsVectorize) {
   Result<leir::Program> p = leir::parse_program(
       "input A f64[6,64]\noutput C f64[6,64]\noutput D f64[6,64]\n"
@@ -727,19 +746,17 @@ TEST(CEngine, ExpAndLogAreTheInterpretersOwnBitForBitAndTheirLoopsVectorize) {
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> wide(-760.0, 720.0);
   for (int64_t k = 0; k < 6 * 64; ++k) a.values.push_back(wide(rng));
-  const double specials[] = {0.0, -0.0, 1.0, -1.0, 709.78, 709.79, -745.13, -745.14, -708.5,
-                             std::numeric_limits<double>::infinity(),
-                             -std::numeric_limits<double>::infinity(),
-                             std::numeric_limits<double>::quiet_NaN()};
-  for (size_t k = 0; k < std::size(specials); ++k) a.values[k] = specials[k];
-  Result<std::vector<leir::TensorData>> expected = interp::run_program(*p, {a});
-  ASSERT_TRUE(expected.ok()) << expected.error().render();
-  Result<std::vector<leir::TensorData>> got = run_compiled(*p, {a}, test_options());
-  ASSERT_TRUE(got.ok()) << got.error().render();
-  ASSERT_EQ(got->size(), 2u);
+  std::vector<leir::TensorData> expected, got;
+  ASSERT_NO_FATAL_FAILURE(run_both_ways(
+      *p, a,
+      {0.0, -0.0, 1.0, -1.0, 709.78, 709.79, -745.13, -745.14, -708.5,
+       std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+       std::numeric_limits<double>::quiet_NaN()},
+      expected, got));
+  ASSERT_EQ(got.size(), 2u);
   for (size_t out = 0; out < 2; ++out) {
-    const std::vector<double>& want = (*expected)[out].values;
-    const std::vector<double>& have = (*got)[out].values;
+    const std::vector<double>& want = expected[out].values;
+    const std::vector<double>& have = got[out].values;
     ASSERT_EQ(have.size(), want.size());
     for (size_t k = 0; k < have.size(); ++k) {
       if (std::isnan(want[k])) {
@@ -749,8 +766,8 @@ TEST(CEngine, ExpAndLogAreTheInterpretersOwnBitForBitAndTheirLoopsVectorize) {
       EXPECT_EQ(have[k], want[k]) << "output " << out << " element " << k << ": A = " << a.values[k];
     }
   }
-  const std::vector<double>& c_out = (*expected)[0].values;
-  const std::vector<double>& d_out = (*expected)[1].values;
+  const std::vector<double>& c_out = expected[0].values;
+  const std::vector<double>& d_out = expected[1].values;
   EXPECT_TRUE(std::isnan(c_out[11]));  // NaN propagates through max too
   EXPECT_EQ(c_out[5], std::numeric_limits<double>::infinity());
   EXPECT_TRUE(std::isnan(d_out[0]));   // log(-1)
@@ -766,6 +783,64 @@ TEST(CEngine, ExpAndLogAreTheInterpretersOwnBitForBitAndTheirLoopsVectorize) {
   ASSERT_NO_FATAL_FAILURE(
       report = gcc_optimization_report(c->code, "codegen-exp-test", "-fopt-info-vec-optimized"));
   EXPECT_NE(report.find("loop vectorized"), std::string::npos) << report;
+}
+
+// erf is libm's, declared with libmvec's vector variants (stp_erf): a GELU row vectorizes, and
+// the variants stay within 2 ulp of the interpreter's scalar erf over its whole range, special
+// values exact (signed zeros, infinities, NaN, subnormals, the saturated tails).
+TEST(CEngine, ErfLoopsVectorizeThroughLibmvecWithin2UlpOfTheInterpreter) {
+  Result<leir::Program> p = leir::parse_program(
+      "input A f64[8,512]\noutput C f64[8,512]\noutput D f64[8]\n"
+      "B^{8}_{tx=0}L^{512}_{a=0}[C^{f64,g}_{tx,a}=erf(A^{f64,g}_{tx,a});];"
+      "B^{8}_{tx=0}V^{512}_{a=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+A^{f64,g}_{tx,a}*0.5*"
+      "(1+erf(A^{f64,g}_{tx,a}*0.7071067811865476));];\n",
+      "erf.leir");
+  ASSERT_TRUE(p.ok()) << p.error().render();
+  leir::TensorData a{"A", leir::DType::kF64, {8, 512}, {}};
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> core(-6.5, 6.5), exponent(-1070.0, 8.0);
+  for (int64_t k = 0; k < 8 * 512; ++k) {
+    double x = k % 2 == 0 ? core(rng) : std::ldexp(1.0, static_cast<int>(exponent(rng)));
+    a.values.push_back(k % 3 == 0 ? -x : x);
+  }
+  const std::vector<double> specials = {
+      0.0, -0.0, 1e-310, -1e-310, 5.9, -5.9, 27.0, -27.0, std::numeric_limits<double>::infinity(),
+      -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
+  std::vector<leir::TensorData> expected, got;
+  ASSERT_NO_FATAL_FAILURE(run_both_ways(*p, a, specials, expected, got));
+  const std::vector<double>& want = expected[0].values;
+  const std::vector<double>& have = got[0].values;
+  ASSERT_EQ(have.size(), want.size());
+  for (size_t k = 0; k < std::size(specials); ++k) {
+    if (std::isnan(want[k])) {
+      EXPECT_TRUE(std::isnan(have[k])) << "element " << k;
+      continue;
+    }
+    EXPECT_EQ(have[k], want[k]) << "A = " << a.values[k];
+    EXPECT_EQ(std::signbit(have[k]), std::signbit(want[k])) << "A = " << a.values[k];
+  }
+  for (size_t k = std::size(specials); k < have.size(); ++k) {
+    double ulp = std::nextafter(std::fabs(want[k]), HUGE_VAL) - std::fabs(want[k]);
+    EXPECT_LE(std::fabs(have[k] - want[k]), 2 * ulp) << "A = " << a.values[k];
+  }
+  // The GELU sums differ by the rounding of their terms and their order (lanes) only; row 0
+  // holds the specials (its infinities and NaN make it NaN).
+  EXPECT_TRUE(std::isnan(got[1].values[0]));
+  for (size_t row = 1; row < 8; ++row)
+    EXPECT_NEAR(got[1].values[row], expected[1].values[row],
+                1e-12 * std::fabs(expected[1].values[row]))
+        << "row " << row;
+  Result<CSource> c = emit_c(*p, CEmitOptions{});
+  ASSERT_TRUE(c.ok()) << c.error().render();
+  EXPECT_NE(c->code.find("= stp_erf(t_A["), std::string::npos) << c->code;
+  EXPECT_NE(c->code.find("(1.0 + stp_erf((t_A["), std::string::npos) << c->code;
+  std::string assembly;
+  ASSERT_NO_FATAL_FAILURE(assembly = gcc_assembly(c->code, "codegen-erf-test"));
+  EXPECT_NE(assembly.find("_ZGVdN4v_erf"), std::string::npos);  // libmvec's AVX2 variant
+  std::string report;
+  ASSERT_NO_FATAL_FAILURE(report = gcc_optimization_report(c->code, "codegen-erf-test",
+                                                           "-fopt-info-vec-optimized"));
+  EXPECT_GE(count(report, "loop vectorized"), 2) << report;
 }
 
 // Which nests keep a row in registers: a sum whose row moves along the last subscript of the
