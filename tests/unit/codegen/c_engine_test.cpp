@@ -716,12 +716,6 @@ TEST(CEngine, StationaryVectorTilesAreBitIdenticalToTheInterpreter) {
   for (size_t i = 0; i < got->size(); ++i) EXPECT_EQ((*got)[i].values, (*expected)[i].values);
 }
 
-// exp and log are the interpreter's own functions (support/kernel_math.h), pasted into the
-// kernel: the compiled outputs equal the interpreter's bit for bit, over the whole range
-// (overflow to infinity, results in the subnormals, underflow to zero, NaN, log of negatives and
-// zero), and under the compiler's real flags GCC vectorizes a loop that takes both and a
-// NaN-propagating max (ReLU), which it did not do with trapping math (a select on a comparison)
-// nor with libm's scalar exp and log.
 // The interpreter's outputs and the compiled kernel's for input `a`, whose first values
 // `specials` replace first.
 void run_both_ways(const leir::Program& p, leir::TensorData& a, const std::vector<double>& specials,
@@ -735,6 +729,12 @@ void run_both_ways(const leir::Program& p, leir::TensorData& a, const std::vecto
   got = std::move(compiled).value();
 }
 
+// exp and log are the interpreter's own functions (support/kernel_math.h), pasted into the
+// kernel: the compiled outputs equal the interpreter's bit for bit, over the whole range
+// (overflow to infinity, results in the subnormals, underflow to zero, NaN, log of negatives and
+// zero), and under the compiler's real flags GCC vectorizes a loop that takes both and a
+// NaN-propagating max (ReLU), which it did not do with trapping math (a select on a comparison)
+// nor with libm's scalar exp and log.
 TEST(CEngine, ExpAndLogAreTheInterpretersOwnBitForBitAndTheirLoopsVectorize) {
   Result<leir::Program> p = leir::parse_program(
       "input A f64[6,64]\noutput C f64[6,64]\noutput D f64[6,64]\n"
