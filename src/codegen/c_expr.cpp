@@ -134,6 +134,17 @@ std::string c_numeric_prelude(const std::string& fn) {
   }}
   return copysign(0.0, a / b);
 }}
+// A select without a branch (CExprPrinter::set_vector_math): a bit blend, which GCC vectorizes
+// in loops that call libmvec, where it if-converts no branch.
+{0} double stp_select(int c, double a, double b) {{
+  uint64_t ua, ub, mask = (uint64_t)0 - (uint64_t)(c != 0);
+  memcpy(&ua, &a, sizeof ua);
+  memcpy(&ub, &b, sizeof ub);
+  uint64_t r = (ua & mask) | (ub & ~mask);
+  double d;
+  memcpy(&d, &r, sizeof d);
+  return d;
+}}
 {0} double stp_max(double a, double b) {{ return (a != a || b != b) ? a + b : (a < b ? b : a); }}
 {0} double stp_min(double a, double b) {{ return (a != a || b != b) ? a + b : (b < a ? b : a); }}
 {0} double stp_round_fmt(double v, int mant, int min_exp, int max_exp) {{
@@ -363,6 +374,8 @@ std::string CExprPrinter::index(const ExprRef& e) const {
 }
 
 std::string CExprPrinter::condition(const ExprRef& e) const {
+  const char* const conjunction = vector_math_ ? " & " : " && ";
+  const char* const disjunction = vector_math_ ? " | " : " || ";
   switch (e->kind()) {
     case ExprKind::kCompare: {
       const auto& ops = e->operands();
@@ -373,7 +386,7 @@ std::string CExprPrinter::condition(const ExprRef& e) const {
       auto operand = [&](const ExprRef& op) { return integral ? index(op) : value(op); };
       std::string out = "(";
       for (size_t i = 0; i < e->compare_ops().size(); ++i) {
-        if (i) out += " && ";
+        if (i) out += conjunction;
         out += cat({"(", operand(ops[i]), " ", leir::compare_op_spelling(e->compare_ops()[i]), " ",
                     operand(ops[i + 1]), ")"});
       }
@@ -381,9 +394,9 @@ std::string CExprPrinter::condition(const ExprRef& e) const {
     }
     case ExprKind::kBinary:
       if (e->binary_op() == BinaryOp::kAnd)
-        return cat({"(", condition(e->lhs()), " && ", condition(e->rhs()), ")"});
+        return cat({"(", condition(e->lhs()), conjunction, condition(e->rhs()), ")"});
       if (e->binary_op() == BinaryOp::kOr)
-        return cat({"(", condition(e->lhs()), " || ", condition(e->rhs()), ")"});
+        return cat({"(", condition(e->lhs()), disjunction, condition(e->rhs()), ")"});
       break;
     case ExprKind::kNumber: case ExprKind::kInf: case ExprKind::kIndexVar: case ExprKind::kAccess:
     case ExprKind::kNeg: case ExprKind::kCall:
@@ -399,7 +412,9 @@ std::string CExprPrinter::value(const ExprRef& e) const {
     case ExprKind::kIndexVar: return cat({"((double)", c_var_name(e->name()), ")"});
     case ExprKind::kAccess: return load(e);
     case ExprKind::kNeg: return cat({"(-", value(e->operand()), ")"});
-    case ExprKind::kCompare: return cat({"(", condition(e), " ? 1.0 : 0.0)"});
+    case ExprKind::kCompare:
+      if (vector_math_) return cat({"stp_select(", condition(e), ", 1.0, 0.0)"});
+      return cat({"(", condition(e), " ? 1.0 : 0.0)"});
     case ExprKind::kBinary: {
       std::string a = value(e->lhs()), b = value(e->rhs());
       switch (e->binary_op()) {
@@ -410,7 +425,9 @@ std::string CExprPrinter::value(const ExprRef& e) const {
         case BinaryOp::kFloorDiv: return cat({"stp_floordiv_f(", a, ", ", b, ")"});
         case BinaryOp::kMod: return cat({"stp_mod_f(", a, ", ", b, ")"});
         case BinaryOp::kPow: return cat({"pow(", a, ", ", b, ")"});
-        case BinaryOp::kAnd: case BinaryOp::kOr: return cat({"(", condition(e), " ? 1.0 : 0.0)"});
+        case BinaryOp::kAnd: case BinaryOp::kOr:
+          if (vector_math_) return cat({"stp_select(", condition(e), ", 1.0, 0.0)"});
+          return cat({"(", condition(e), " ? 1.0 : 0.0)"});
       }
       break;
     }
@@ -419,13 +436,17 @@ std::string CExprPrinter::value(const ExprRef& e) const {
       switch (e->function()) {
         case Function::kMax: return cat({"stp_max(", value(args[0]), ", ", value(args[1]), ")"});
         case Function::kMin: return cat({"stp_min(", value(args[0]), ", ", value(args[1]), ")"});
-        case Function::kExp: return cat({"stp_exp(", value(args[0]), ")"});
-        case Function::kLog: return cat({"stp_log(", value(args[0]), ")"});
+        case Function::kExp: return cat({vector_math_ ? "stp_vexp(" : "stp_exp(", value(args[0]), ")"});
+        case Function::kLog: return cat({vector_math_ ? "stp_vlog(" : "stp_log(", value(args[0]), ")"});
         case Function::kSqrt: return cat({"sqrt(", value(args[0]), ")"});
         case Function::kAbs: return cat({"fabs(", value(args[0]), ")"});
         case Function::kErf: return cat({"stp_erf(", value(args[0]), ")"});
-        case Function::kIfThenElse:
-          return cat({"(", condition(args[0]), " ? ", value(args[1]), " : ", value(args[2]), ")"});
+        case Function::kIfThenElse: {
+          std::string test = condition(args[0]);
+          if (vector_math_)
+            return cat({"stp_select(", test, ", ", value(args[1]), ", ", value(args[2]), ")"});
+          return cat({"(", test, " ? ", value(args[1]), " : ", value(args[2]), ")"});
+        }
       }
       break;
     }

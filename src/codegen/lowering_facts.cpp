@@ -556,6 +556,14 @@ bool reads_unconditionally(const ExprRef& e, bool& transcendental) {
 
 }  // namespace
 
+bool reads_unconditionally(const leir::Block& b) {
+  bool all = true, transcendental = false;
+  leir::for_each_stmt({b}, [&](const leir::Stmt& s, const leir::StmtContext&) {
+    all = all && reads_unconditionally(s.rhs, transcendental);
+  });
+  return all;
+}
+
 bool is_wide_elementwise_math(const leir::Block& b) {
   if (b.loops.empty() || b.body.empty()) return false;
   bool transcendental = false;

@@ -192,6 +192,13 @@ bool is_wide_vector_reduction(const leir::Block& b);
 // 8-lane variants measured the same.
 bool is_wide_elementwise_math(const leir::Block& b);
 
+// Whether evaluating every statement of the block in full, select arms included, reads only
+// what the selects' decisions would let it read: each read inside an if_then_else branch is
+// also read by that select's condition, and no floating-point // or % (a libm call) appears.
+// The C printer then computes selects as bit blends of both arms and calls libmvec's exp and
+// log (CExprPrinter::set_vector_math), which GCC vectorizes only in loops without branches.
+bool reads_unconditionally(const leir::Block& b);
+
 // Streaming stores. A nest whose one statement assigns (no accumulation, and no read of the
 // tensor it writes) a global f64 tensor of at least kStreamingStoreMinBytes, walking it with
 // unit stride along an independent innermost loop (serial or vectorized) whose extent is a
