@@ -128,27 +128,27 @@ class CEmitter {
     std::string prelude = c_numeric_prelude("static inline");
     w_.line(prelude);
     // stp_exp, stp_log: the interpreter's own functions (support/kernel_math.h), straight-line
-    // arithmetic that GCC if-converts: the C printer calls them inside select arms and
-    // conditions, where a call would keep the loop scalar.
+    // arithmetic that GCC vectorizes and if-converts along with the selects around it.
     w_.line(kKernelMathSource);
-    // stp_vexp, stp_vlog, stp_erf: libm's exp, log and erf, declared with their libmvec vector
-    // variants (glibc 2.35 and later has all three for SSE, AVX2 and AVX-512) so that GCC
-    // vectorizes the loops that call them without -ffast-math. Measured on the benchmark
-    // machine (a pass over 16 K doubles in L2): exp 0.96 against stp_exp's 1.79 ns an element
-    // at 4 lanes and 0.72 against 1.28 at 8; log 1.16 against 2.39 and 0.93 against 1.55; erf
-    // 1.5 against 7.3 for the scalar call. The variants are not bit-identical to the scalar
-    // functions: exp within 3 ulp of stp_exp, log within 2, erf within 2 of libm's erf, special
-    // values (zeros, infinities, NaN, subnormals, overflow) exact; far inside verification's
-    // tolerance. Elsewhere (clang, other C libraries) the interpreter's functions and libm's erf.
+    // stp_vlog, stp_erf: libm's log and erf, declared with their libmvec vector variants (glibc
+    // 2.35 and later has both for SSE, AVX2 and AVX-512) so that GCC vectorizes the loops that
+    // call them without -ffast-math. The C printer calls stp_vlog instead of stp_log in blocks
+    // whose selects it can print without branches (CExprPrinter::set_vector_math). Measured on
+    // the benchmark machine (8 lanes, a pass over 16 K doubles in L2): log 0.93 against
+    // stp_log's 1.55 ns an element on positive arguments (5.3 on negative ones, which libmvec
+    // hands to the scalar log one lane at a time); erf 1.35 against 7.3 for the scalar call.
+    // The variants are not bit-identical to the scalar functions: log within 2 ulp of stp_log,
+    // erf within 2 of libm's erf, special values exact; far inside verification's tolerance.
+    // exp stays stp_exp: libmvec's hands every lane past |x| = 708.4 to the scalar exp, and a
+    // sigmoid over a GEMM's unnormalised outputs, most of them there, ran 25% slower with it.
+    // Elsewhere (clang, other C libraries) the interpreter's log and libm's erf.
     w_.line("#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && "
             "defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))");
-    for (const char* f : {"exp", "log", "erf"}) {
-      std::string name = std::string(f) == "erf" ? "stp_erf" : std::string("stp_v") + f;
-      w_.line(std::string("__attribute__((simd(\"notinbranch\"), const, nothrow, leaf)) double ") +
-              name + "(double) __asm__(\"" + f + "\");");
-    }
+    w_.line("__attribute__((simd(\"notinbranch\"), const, nothrow, leaf)) double "
+            "stp_vlog(double) __asm__(\"log\");");
+    w_.line("__attribute__((simd(\"notinbranch\"), const, nothrow, leaf)) double "
+            "stp_erf(double) __asm__(\"erf\");");
     w_.line("#else");
-    w_.line("#define stp_vexp stp_exp");
     w_.line("#define stp_vlog stp_log");
     w_.line("#define stp_erf erf");
     w_.line("#endif");
@@ -224,7 +224,8 @@ class CEmitter {
     wide_ = options_.openmp && !block.loops.empty() &&
             lane_reduction_operator(block, block.loops.back()) && is_wide_vector_reduction(block);
     const bool wide_math = !wide_ && is_wide_elementwise_math(block);
-    expr_.set_vector_math(reads_unconditionally(block) && !writes_tracked(block));
+    expr_.set_vector_math(calls_log_or_erf(block) && reads_unconditionally(block) &&
+                          !writes_tracked(block));
     region_count_ = 0;
     top_depth_ = 0;
     declared_.clear();
@@ -277,6 +278,19 @@ class CEmitter {
       any = any || is_tracked(s.lhs->name());
     });
     return any;
+  }
+
+  // Whether the block calls log or erf, libmvec's functions (the prelude above).
+  static bool calls_log_or_erf(const leir::Block& b) {
+    bool found = false;
+    leir::for_each_stmt({b}, [&](const leir::Stmt& s, const leir::StmtContext&) {
+      leir::for_each_expr(s.rhs, [&](const leir::ExprRef& e) {
+        if (e->kind() == leir::ExprKind::kCall && (e->function() == leir::Function::kLog ||
+                                                  e->function() == leir::Function::kErf))
+          found = true;
+      });
+    });
+    return found;
   }
 
   static bool has_select(const leir::Block& b) {

@@ -52,13 +52,13 @@ class CExprPrinter {
   // subscripts at `fixed` positions are implied by the enclosing loops and left out of offsets.
   void store_as_slice(const std::string& tensor, std::vector<bool> fixed);
 
-  // Vector math (the C emitter turns it on for blocks that read only what their selects let
-  // them read: reads_unconditionally, lowering_facts.h). exp and log print as stp_vexp and
-  // stp_vlog, libmvec's calls (c_emitter.cpp), and every select, comparison value and logical
+  // Vector math (the C emitter turns it on for blocks that call log or erf and read only what
+  // their selects let them read: reads_unconditionally, lowering_facts.h). log prints as
+  // stp_vlog, libmvec's call (c_emitter.cpp), and every select, comparison value and logical
   // connective without a branch (stp_select's bit blend, & and |): GCC if-converts no loop
   // that holds a call besides a built-in, so one branch anywhere in the loop would keep it
-  // scalar. Off, exp and log print as the inline stp_exp and stp_log, which GCC if-converts
-  // along with the branches.
+  // scalar. Off, log prints as the inline stp_log, which GCC if-converts along with the
+  // branches. exp is always the inline stp_exp.
   void set_vector_math(bool on) { vector_math_ = on; }
 
  private:

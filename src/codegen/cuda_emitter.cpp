@@ -91,8 +91,7 @@ class CudaEmitter {
     w_.line("__host__ __device__ static inline double stp_exp(double x) { return exp(x); }");
     w_.line("__host__ __device__ static inline double stp_log(double x) { return log(x); }");
     w_.line("__host__ __device__ static inline double stp_erf(double x) { return erf(x); }");
-    w_.line("#define stp_vexp stp_exp");  // the C backend's libmvec names (c_emitter.cpp)
-    w_.line("#define stp_vlog stp_log");
+    w_.line("#define stp_vlog stp_log");  // the C backend's libmvec log (c_emitter.cpp)
     // Written-flags of the tracked tensors (see IdentityInit), zeroed before their first writer.
     for (const auto& [name, plan] : inits_)
       if (plan.mode == IdentityInit::kTracked)

@@ -16,8 +16,9 @@
 //   those lines comes from memory;
 //   call_cost: what one call takes on its own (see library_call_cost): a power with an
 //   exponent other than 0, 1, 2 (libm pow) 67, and it keeps the loop scalar (no libm vector
-//   variant is declared for pow). exp, log and erf are libm's with their libmvec vector variants
-//   declared (stp_vexp, stp_vlog, stp_erf; codegen/c_emitter.cpp), 10, 15 and 28, and vectorize; sqrt is one
+//   variant is declared for pow). exp is the kernels' own straight-line stp_exp
+//   (support/kernel_math.h), 28; log and erf are libm's with their libmvec vector variants
+//   declared (stp_vlog, stp_erf; codegen/c_emitter.cpp), 15 and 28; all three vectorize; sqrt is one
 //   instruction under -fno-math-errno (which the C backend passes) and vectorizes: 1;
 //   chain: 3 when the innermost loop carries an accumulation from one iteration to the next
 //   (each iteration waits for the previous add: the latency, not the throughput, bounds it);
@@ -123,9 +124,9 @@ double parallel_factor(const leir::Block& b, int threads) {
 // and stp_log 2.3 ns vectorized (4 lanes: 28 and 44 units a call before the lanes divide;
 // libm's exp and log took 5.5 and 4.9 ns). erf took 9.2 ns as a scalar libm call; through
 // libmvec's 4-lane variant (session 21: a GELU pass 1.5 against 7.3 ns an element) it costs
-// what stp_exp did. Session 22 moved exp and log to libmvec's variants too (stp_vexp and
-// stp_vlog, codegen/c_emitter.cpp): 0.55 and 0.80 ns past the copy, against 1.45 and 1.97 for
-// stp_exp and stp_log, so 10 and 15 units. Pricing every call at 4 (the earlier figure) made a step that removes a
+// what stp_exp does. Session 22 moved log to libmvec's variants too where the C backend can
+// (stp_vlog, codegen/c_emitter.cpp): 0.80 ns past the copy against 1.97 for stp_log, so 15
+// units. Pricing every call at 4 (the earlier figure) made a step that removes a
 // libm call look no better than one that saves a load.
 struct CallCost {
   double units = 0;
@@ -144,7 +145,7 @@ CallCost library_call_cost(const leir::Expr& e) {
   }
   if (e.kind() != leir::ExprKind::kCall) return {};
   switch (e.function()) {
-    case leir::Function::kExp: return {10, false};
+    case leir::Function::kExp: return {28, false};
     case leir::Function::kLog: return {15, false};
     case leir::Function::kErf: return {28, false};
     case leir::Function::kSqrt: return {1, false};
