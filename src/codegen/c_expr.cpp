@@ -437,7 +437,8 @@ std::string CExprPrinter::value(const ExprRef& e) const {
         case Function::kMax: return cat({"stp_max(", value(args[0]), ", ", value(args[1]), ")"});
         case Function::kMin: return cat({"stp_min(", value(args[0]), ", ", value(args[1]), ")"});
         case Function::kExp: return cat({"stp_exp(", value(args[0]), ")"});
-        case Function::kLog: return cat({vector_math_ ? "stp_vlog(" : "stp_log(", value(args[0]), ")"});
+        case Function::kLog:
+          return cat({vector_math_ ? "stp_vlog(" : "stp_log(", value(args[0]), ")"});
         case Function::kSqrt: return cat({"sqrt(", value(args[0]), ")"});
         case Function::kAbs: return cat({"fabs(", value(args[0]), ")"});
         case Function::kErf: return cat({"stp_erf(", value(args[0]), ")"});

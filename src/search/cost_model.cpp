@@ -18,8 +18,8 @@
 //   exponent other than 0, 1, 2 (libm pow) 67, and it keeps the loop scalar (no libm vector
 //   variant is declared for pow). exp is the kernels' own straight-line stp_exp
 //   (support/kernel_math.h), 28; log and erf are libm's with their libmvec vector variants
-//   declared (stp_vlog, stp_erf; codegen/c_emitter.cpp), 15 and 28; all three vectorize; sqrt is one
-//   instruction under -fno-math-errno (which the C backend passes) and vectorizes: 1;
+//   declared (stp_vlog, stp_erf; codegen/c_emitter.cpp), 15 and 28; all three vectorize;
+//   sqrt is one instruction under -fno-math-errno (which the C backend passes) and vectorizes: 1;
 //   chain: 3 when the innermost loop carries an accumulation from one iteration to the next
 //   (each iteration waits for the previous add: the latency, not the throughput, bounds it);
 //   in reduction lanes 3 · min(1, vector_width / lanes): 16 lanes are 4 independent vector

@@ -411,8 +411,8 @@ TEST(CEngine, WideJammedTilesLoadSharedRowsOnce) {
 // A perfect nest of elementwise exp/log (selects allowed when their branches read only what
 // the condition reads) is marked STP_WIDE_MATH: AVX-512 and 512-bit vectors by target alone, so
 // stp_exp still inlines (and log takes libmvec's 8-lane variant). erf may join them; alone it
-// does not make a nest wide. Accumulations, guarded reads and nests inside another block's body keep
-// the kernel's 256-bit vectors.
+// does not make a nest wide. Accumulations, guarded reads and nests inside another block's body
+// keep the kernel's 256-bit vectors.
 TEST(CEmitter, ElementwiseExpAndLogNestsAreMarkedWideMath) {
   const std::string softplus =
       "input A f64[4,40]\noutput C f64[4,40]\n"
@@ -772,7 +772,8 @@ TEST(CEngine, ExpIsTheInterpretersOwnAndLogGoesThroughLibmvecAndTheirLoopsVector
         continue;
       }
       if (out == 0 || (out == 1 && k < specials.size()) || std::isinf(want[k]))
-        EXPECT_EQ(have[k], want[k]) << "output " << out << " element " << k << ": A = " << a.values[k];
+        EXPECT_EQ(have[k], want[k])
+            << "output " << out << " element " << k << ": A = " << a.values[k];
       else  // log's 2 ulp, in softplus on a bit-identical 1 + exp(x)
         EXPECT_TRUE(within_ulps(have[k], want[k], 2))
             << "output " << out << " element " << k << ": A = " << a.values[k] << ", " << have[k]
