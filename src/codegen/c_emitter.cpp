@@ -135,8 +135,8 @@ class CEmitter {
     // call them without -ffast-math. The C printer calls stp_vlog instead of stp_log in blocks
     // whose selects it can print without branches (CExprPrinter::set_vector_math). Measured on
     // the benchmark machine (8 lanes, a pass over 16 K doubles in L2): log 0.93 against
-    // stp_log's 1.55 ns an element on positive arguments (5.3 on negative ones, which libmvec
-    // hands to the scalar log one lane at a time); erf 1.35 against 7.3 for the scalar call.
+    // stp_log's 1.55 ns an element on positive arguments (5.3 when half of them are negative:
+    // libmvec hands those to the scalar log one lane at a time); erf 1.35 against 7.3 scalar.
     // The variants are not bit-identical to the scalar functions: log within 2 ulp of stp_log,
     // erf within 2 of libm's erf, special values exact; far inside verification's tolerance.
     // exp stays stp_exp: libmvec's hands every lane past |x| = 708.4 to the scalar exp, and a
