@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -224,8 +225,9 @@ class CEmitter {
     wide_ = options_.openmp && !block.loops.empty() &&
             lane_reduction_operator(block, block.loops.back()) && is_wide_vector_reduction(block);
     const bool wide_math = !wide_ && is_wide_elementwise_math(block);
-    expr_.set_vector_math(calls_log_or_erf(block) && reads_unconditionally(block) &&
-                          !writes_tracked(block));
+    // log and erf are libmvec's functions (the prelude above).
+    expr_.set_vector_math(calls_any(block, {leir::Function::kLog, leir::Function::kErf}) &&
+                          reads_unconditionally(block) && !writes_tracked(block));
     region_count_ = 0;
     top_depth_ = 0;
     declared_.clear();
@@ -234,7 +236,8 @@ class CEmitter {
       if (plan.mode == IdentityInit::kPrefill && plan.first_block == b && !is_slice(name))
         emit_prefill(name, plan);
     std::string wide_definitions;
-    if (!has_select(block)) wide_definitions = definitions_with_wide_tiles();
+    if (!calls_any(block, {leir::Function::kIfThenElse}))  // no select (see the definitions)
+      wide_definitions = definitions_with_wide_tiles();
     const size_t regions_before = regions_.size();
     function_prefix_ = wide_ ? "STP_WIDE " : wide_math ? "STP_WIDE_MATH " : "";
     emit_region(block, false, false, true);
@@ -280,25 +283,13 @@ class CEmitter {
     return any;
   }
 
-  // Whether the block calls log or erf, libmvec's functions (the prelude above).
-  static bool calls_log_or_erf(const leir::Block& b) {
-    bool found = false;
-    leir::for_each_stmt({b}, [&](const leir::Stmt& s, const leir::StmtContext&) {
-      leir::for_each_expr(s.rhs, [&](const leir::ExprRef& e) {
-        if (e->kind() == leir::ExprKind::kCall && (e->function() == leir::Function::kLog ||
-                                                  e->function() == leir::Function::kErf))
-          found = true;
-      });
-    });
-    return found;
-  }
-
-  static bool has_select(const leir::Block& b) {
+  // Whether a statement of the block calls one of `functions` (if_then_else counts: a select).
+  static bool calls_any(const leir::Block& b, std::initializer_list<leir::Function> functions) {
     bool found = false;
     leir::for_each_stmt({b}, [&](const leir::Stmt& s, const leir::StmtContext&) {
       leir::for_each_expr(s.rhs, [&](const leir::ExprRef& e) {
         if (e->kind() == leir::ExprKind::kCall &&
-            e->function() == leir::Function::kIfThenElse)
+            std::find(functions.begin(), functions.end(), e->function()) != functions.end())
           found = true;
       });
     });
