@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/program_input.h"
+#include "codegen/compiler_driver.h"
 #include "leir/tensor_table.h"
 #include "leir/wellformed.h"
 #include "search/cost_model.h"
@@ -83,8 +84,10 @@ void setup_check_command(CLI::App& app, CommandContext& ctx) {
                           : "")
                   << "\n";
       if (flags->cost)
-        std::cout << "  estimated cost: " << search::estimated_cost(*program)
-                  << " (search cost model, 1 thread)\n";
+        std::cout << "  estimated cost: "
+                  << search::estimated_cost(
+                         *program, {.wide_vectors = codegen::machine_has_wide_vectors()})
+                  << " (search cost model, 1 thread, as `optimize --target cpu` prices it here)\n";
     }
     if (!table) ctx.exit_code = kExitBadInput;
   });

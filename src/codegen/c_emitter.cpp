@@ -462,6 +462,116 @@ class CEmitter {
     return pinned;
   }
 
+  // Whether this emission is the 512-bit version of a wide reduction block (see
+  // definitions_with_wide_tiles): its lane jams are chosen for and written in 8-double vectors.
+  bool wide_jams() const { return wide_ && tile_vectors_.lanes == kWideTileVectors.lanes; }
+  JamRegisters jam_registers() const {
+    return wide_jams() ? kWideJamRegisters : kNarrowJamRegisters;
+  }
+
+  // A lane jam in explicit 8-double vectors (is_explicit_wide_lane_jam): inside the hoisted
+  // loops, one vector accumulator per jam iteration starting at zero; per step of the collapsed
+  // loops, each distinct vector read (a read and the jammed variables it mentions) loaded once
+  // into a register that an empty asm pins there, then every accumulator updated from those
+  // registers and broadcast scalars; after the loops each destination element gains its
+  // accumulator's 8 lanes, summed pairwise.
+  void emit_wide_lane_jam(const leir::Block& b, const LaneJam& jam) {
+    const leir::Stmt& s = *b.body[0].stmt;
+    const leir::Loop& lanes = b.loops.back();
+    const std::string type = "stp_v8d";
+    wide_tile_emitted_ = true;
+    std::vector<leir::ExprRef> reads;  // the reads that move with the V loop: vector loads
+    leir::for_each_expr(s.rhs, [&](const leir::ExprRef& e) {
+      if (e->kind() == leir::ExprKind::kAccess && !leir::equal(e, s.lhs) &&
+          analysis::mentions_var(e, lanes.var) &&
+          std::none_of(reads.begin(), reads.end(),
+                       [&](const leir::ExprRef& r) { return leir::equal(r, e); }))
+        reads.push_back(e);
+    });
+    // The load that read k needs in jam iteration j: one per distinct value of the jammed
+    // variables the read mentions.
+    std::map<std::string, std::string> load_names;
+    std::vector<std::vector<std::string>> load_of(
+        static_cast<size_t>(jam.accumulators), std::vector<std::string>(reads.size()));
+    std::vector<std::pair<int64_t, size_t>> first_use;  // (iteration, read) of each load
+    for (int64_t j = 0; j < jam.accumulators; ++j) {
+      const std::vector<std::string> pinned = pinned_iteration(b, jam.jammed, j);
+      for (size_t k = 0; k < reads.size(); ++k) {
+        std::string key = std::to_string(k);
+        for (size_t m = 0; m < jam.jammed.size(); ++m)
+          if (analysis::mentions_var(reads[k], b.loops[jam.jammed[m]].var)) key += " " + pinned[m];
+        auto [it, fresh] = load_names.emplace(key, fmt::format("stp_l{}", load_names.size()));
+        if (fresh) first_use.emplace_back(j, k);
+        load_of[static_cast<size_t>(j)][k] = it->second;
+      }
+    }
+    auto in_iteration = [&](int64_t j, const auto& fn) {
+      w_.open(fmt::format("{{ {}", fmt::join(pinned_iteration(b, jam.jammed, j), " ")));
+      fn();
+      w_.close();
+    };
+    for (size_t k : jam.hoisted) w_.open(for_header(b.loops[k]));
+    w_.open("{");
+    w_.line(fmt::format("typedef double {} __attribute__((vector_size({}), aligned(8), may_alias));",
+                        type, kWideJamLanes * 8));
+    std::vector<std::string> accumulators;
+    for (int64_t j = 0; j < jam.accumulators; ++j)
+      accumulators.push_back(fmt::format("stp_w{} = {{0.0}}", j));
+    w_.line(fmt::format("{} {};", type, fmt::join(accumulators, ", ")));
+    // Not unrolled: a short collapsed loop unrolled completely holds every step's loads at
+    // once, more than the registers, and GCC spilled them (a 4 x 2 jam over 2 x 2 steps).
+    for (size_t k = 0; k + 1 < jam.collapsed.size(); ++k) {
+      w_.line("#pragma GCC unroll 1");
+      w_.open(for_header(b.loops[jam.collapsed[k]]));
+    }
+    w_.line("#pragma GCC unroll 1");
+    w_.open(fmt::format("for (int64_t {0} = 0; {0} < {1}; {0} += {2}) {{", c_var_name(lanes.var),
+                        lanes.extent, kWideJamLanes));
+    std::vector<std::string> loaded;
+    for (const auto& [j, k] : first_use) {
+      const std::string& name = load_of[static_cast<size_t>(j)][k];
+      w_.line(fmt::format("{} {};", type, name));
+      in_iteration(j, [&] {
+        w_.line(fmt::format("{} = (*({}*)&{});", name, type, expr_.element(reads[k])));
+      });
+      loaded.push_back(name);
+    }
+    emit_register_pins(loaded);
+    for (int64_t j = 0; j < jam.accumulators; ++j)
+      in_iteration(j, [&] {
+        const std::string w = fmt::format("stp_w{}", j);
+        expr_.substitute(s.lhs, w);
+        for (size_t k = 0; k < reads.size(); ++k)
+          expr_.substitute(reads[k], load_of[static_cast<size_t>(j)][k]);
+        std::string value = expr_.value(s.rhs);
+        expr_.clear_substitution();
+        w_.line(fmt::format("{} = {};", w, value));
+      });
+    for (size_t k = 0; k < jam.collapsed.size(); ++k) w_.close();
+    for (int64_t j = 0; j < jam.accumulators; ++j)
+      in_iteration(j, [&] {
+        const std::string w = fmt::format("stp_w{}", j);
+        w_.line(fmt::format("{0} = {0} + ((({1}[0] + {1}[1]) + ({1}[2] + {1}[3])) + "
+                            "(({1}[4] + {1}[5]) + ({1}[6] + {1}[7])));",
+                            expr_.element(s.lhs), w));
+      });
+    w_.close();
+    for (size_t k = 0; k < jam.hoisted.size(); ++k) w_.close();
+  }
+
+  // An empty asm statement that claims to change each named vector: GCC must keep each in a
+  // register from there on and cannot fold its load back into every multiply that uses it.
+  void emit_register_pins(const std::vector<std::string>& names) {
+    // An asm statement takes at most 30 operands; an in-out operand counts twice.
+    constexpr size_t kOperandsPerBarrier = 15;
+    for (size_t i = 0; i < names.size(); i += kOperandsPerBarrier) {
+      std::vector<std::string> operands;
+      for (size_t j = i; j < std::min(names.size(), i + kOperandsPerBarrier); ++j)
+        operands.push_back(fmt::format("\"+v\"({})", names[j]));
+      w_.line(fmt::format("__asm__(\"\" : {});", fmt::join(operands, ", ")));
+    }
+  }
+
   // Register-tiled reduction lanes (see find_lane_jam): inside the hoisted loops, one
   // accumulator per iteration of the jammed loops, each updated in its own scope where the
   // jammed variables are constants, all in one SIMD loop over the collapsed loops.
@@ -544,14 +654,7 @@ class CEmitter {
         loaded.push_back(name);
       }
     }
-    // An asm statement takes at most 30 operands; an in-out operand counts twice.
-    constexpr size_t kOperandsPerBarrier = 15;
-    for (size_t i = 0; i < loaded.size(); i += kOperandsPerBarrier) {
-      std::vector<std::string> operands;
-      for (size_t j = i; j < std::min(loaded.size(), i + kOperandsPerBarrier); ++j)
-        operands.push_back(fmt::format("\"+v\"({})", loaded[j]));
-      w_.line(fmt::format("__asm__(\"\" : {});", fmt::join(operands, ", ")));
-    }
+    emit_register_pins(loaded);
   }
 
   // Output-stationary vector accumulators (see find_stationary_tile): every element one pass
@@ -628,7 +731,7 @@ class CEmitter {
     std::optional<std::string> jam_op;
     if (options_.openmp && !b.loops.empty() &&
         (jam_op = lane_reduction_operator(b, b.loops.back())))
-      jam = inherited_jam ? inherited_jam : find_lane_jam(b);
+      jam = inherited_jam ? inherited_jam : find_lane_jam(b, jam_registers());
     // Tiles, streaming stores and guarded ranges each lower one statement whose tensor keeps
     // no written-flags.
     const leir::Stmt* single = single_untracked_stmt(b);
@@ -715,6 +818,11 @@ class CEmitter {
       // Non-temporal stores are weakly ordered: fence them before this thread's part of the
       // block ends (the next block, or another thread after the barrier, reads them).
       w_.line("stp_stream_fence();");
+      return;
+    }
+    if (jam && wide_jams() && is_explicit_wide_lane_jam(b, table_, *jam)) {
+      emit_wide_lane_jam(b, *jam);
+      close_loops(opened, top_header);
       return;
     }
     if (jam) {

@@ -385,7 +385,7 @@ bool loads_whole_vectors(const ExprRef& read, const leir::Loop& lanes) {
 }
 
 JamChoice evaluate_jam(const leir::Block& b, const std::vector<ExprRef>& reads,
-                       const std::vector<size_t>& jammed) {
+                       const std::vector<size_t>& jammed, JamRegisters budget) {
   JamChoice c;
   for (size_t k : jammed) c.accumulators = saturating_mul(c.accumulators, b.loops[k].extent);
   int64_t loads = 0, most = 0;
@@ -399,8 +399,9 @@ JamChoice evaluate_jam(const leir::Block& b, const std::vector<ExprRef>& reads,
     weighted += static_cast<double>(copies) *
                 (loads_whole_vectors(r, b.loops.back()) ? 1.0 : kStationaryLanes);
   }
-  const int64_t registers = c.accumulators + (loads - most) + 2;
-  c.spilled = std::max<int64_t>(0, registers - kJamVectorRegisters);
+  const int64_t registers =
+      budget.loads_held ? c.accumulators + loads + 1 : c.accumulators + (loads - most) + 2;
+  c.spilled = std::max<int64_t>(0, registers - budget.available);
   c.cost = (weighted + kJamSpillCost * static_cast<double>(c.spilled)) /
            static_cast<double>(c.accumulators);
   return c;
@@ -408,7 +409,7 @@ JamChoice evaluate_jam(const leir::Block& b, const std::vector<ExprRef>& reads,
 
 }  // namespace
 
-std::optional<LaneJam> find_lane_jam(const leir::Block& b) {
+std::optional<LaneJam> find_lane_jam(const leir::Block& b, JamRegisters registers) {
   if (b.loops.empty() || b.loops.back().kind != leir::LoopKind::kVectorized ||
       !analysis::reduction_lane_accumulation(b, b.loops.size() - 1))
     return std::nullopt;
@@ -453,7 +454,7 @@ std::optional<LaneJam> find_lane_jam(const leir::Block& b) {
     for (size_t i = 0; i < n; ++i)
       if (mask & (1u << i)) jammed.push_back(jammable[n - 1 - i]);
     std::reverse(jammed.begin(), jammed.end());
-    JamChoice c = evaluate_jam(b, reads, jammed);
+    JamChoice c = evaluate_jam(b, reads, jammed, registers);
     if (c.accumulators < 2 || c.accumulators > kMaxJamAccumulators) continue;
     const bool better = !best || c.cost < best->cost - 1e-12 ||
                         (c.cost <= best->cost + 1e-12 && c.accumulators > best->accumulators);
@@ -473,6 +474,34 @@ std::optional<LaneJam> find_lane_jam(const leir::Block& b) {
   jam.accumulators = best->accumulators;
   jam.spilled = best->spilled;
   return jam;
+}
+
+bool is_explicit_wide_lane_jam(const leir::Block& b, const leir::TensorTable& table,
+                               const LaneJam& jam) {
+  if (b.loops.empty() || jam.collapsed.empty() || jam.collapsed.back() + 1 != b.loops.size())
+    return false;
+  const leir::Loop& lanes = b.loops.back();
+  std::optional<analysis::Accumulation> acc =
+      analysis::reduction_lane_accumulation(b, b.loops.size() - 1);
+  if (!acc || acc->op != analysis::AccumulateOp::kSum || lanes.extent % kWideJamLanes != 0)
+    return false;
+  const leir::Stmt& s = *b.body[0].stmt;
+  auto is_f64 = [&](const ExprRef& access) {
+    const leir::TensorInfo* info = table.find(access->name());
+    return info && info->dtype == leir::DType::kF64;
+  };
+  if (!is_f64(s.lhs)) return false;
+  bool ok = true;
+  leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
+    if (e->kind() != ExprKind::kAccess || leir::equal(e, s.lhs)) return;
+    if (!is_f64(e)) ok = false;
+    if (analysis::mentions_var(e, lanes.var) && !runs_along(e, lanes.var, true)) ok = false;
+    for (const ExprRef& i : e->indices())  // no gather: a subscript holds no tensor read
+      leir::for_each_expr(i, [&](const ExprRef& x) {
+        if (x->kind() == ExprKind::kAccess) ok = false;
+      });
+  });
+  return ok;
 }
 
 namespace {

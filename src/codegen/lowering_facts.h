@@ -162,8 +162,35 @@ struct LaneJam {
   int64_t spilled = 0;
 };
 
+// The register budget a jam is chosen for (see find_lane_jam).
+struct JamRegisters {
+  int64_t available = kJamVectorRegisters;
+  // Every loaded vector is held in its own register (the explicit 512-bit jam pins them, see
+  // is_explicit_wide_lane_jam): the registers are the accumulators, every load and a product.
+  // Otherwise the accumulators, every jammed copy of each read but the most-copied one and 2.
+  bool loads_held = false;
+};
+constexpr JamRegisters kNarrowJamRegisters{kJamVectorRegisters, false};
+// AVX-512's 32 registers, all of them: the explicit jam names each vector it needs.
+constexpr JamRegisters kWideJamRegisters{32, true};
+
 // nullopt when the block is not such a nest or nothing can be jammed.
-std::optional<LaneJam> find_lane_jam(const leir::Block& b);
+std::optional<LaneJam> find_lane_jam(const leir::Block& b,
+                                     JamRegisters registers = kNarrowJamRegisters);
+
+// Lane jams written in explicit 512-bit vectors (the C backend's version for machines with
+// AVX-512, STP_WIDE_VECTORS). GCC vectorizes the `omp simd` jam by itself, but with 16
+// accumulators it spilled and re-read them: a 4 x 4 jam of a 128x512x1024 GEMM ran 4.0-4.9 ms
+// that way against 3.7 ms for the searched 2 x 4 x 2 one, and 2.9-3.1 ms written with one
+// 8-double vector per accumulator and each shared row loaded once into a register held there
+// by an empty asm (the trick of the shared row loads, codegen.md). Such a jam: a sum (X = X + e
+// or X - e) of f64 values throughout (the destination and every read), its V loop a whole
+// number of 8-double vectors, and every read that moves with the V loop consecutive along it
+// (its variable in the last subscript only, coefficient 1); the other reads are broadcast.
+// The lanes are summed into the destination once, after the collapsed loops.
+constexpr int64_t kWideJamLanes = 8;
+bool is_explicit_wide_lane_jam(const leir::Block& b, const leir::TensorTable& table,
+                               const LaneJam& jam);
 
 // Wide vectors for vectorized reductions. A block whose innermost loop is a vectorized
 // reduction lane (a sum or a product: a lane jam or a plain lane reduction) and whose one

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "codegen/compiler_driver.h"
 #include "leir/printer.h"
 #include "llm/chat_client.h"
 #include "search/chat_answer_source.h"
@@ -41,7 +42,11 @@ Result<PolicyBundle> make_policy(const OptimizeOptions& o, const Problem& proble
   } else if (o.policy == "random") {
     b.policy = std::make_unique<RandomPolicy>(o.seed);
   } else if (o.policy == "cost") {
-    b.policy = std::make_unique<CostPolicy>(CostModelOptions{.threads = o.threads});
+    // The CPU's kernels are built for this machine: price its 512-bit versions where it has
+    // them (CostModelOptions::wide_vectors).
+    b.policy = std::make_unique<CostPolicy>(CostModelOptions{
+        .threads = o.threads,
+        .wide_vectors = o.target == "cpu" && codegen::machine_has_wide_vectors()});
   } else if (o.policy == "llm") {
     if (o.endpoint.empty() || o.model.empty())
       return Error::make("bad_flags", "--policy llm needs --endpoint URL and --model M");

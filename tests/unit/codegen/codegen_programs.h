@@ -156,6 +156,14 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "input A f64[8,32]\ninput C f64[8,32]\noutput F f64[8,8]\n"
        "L^{2}_{d=0}L^{2}_{f=0}B^{4}_{tx=0}L^{4}_{a=0}L^{2}_{g=0}V^{16}_{c=0}[F^{f64,g}_{d*4+tx,f*4+a}="
        "F^{f64,g}_{d*4+tx,f*4+a}+A^{f64,g}_{d*4+tx,g*16+c}*C^{f64,g}_{f*4+a,g*16+c};];\n"},
+      // A 4x4 GEMM tile over whole 8-double vectors with a broadcast factor (S) and a
+      // subtraction: on machines with AVX-512 its 512-bit version is the explicit jam, 16
+      // vector accumulators and 8 loads held in registers (is_explicit_wide_lane_jam).
+      {"explicit_wide_lane_jam",
+       "input A f64[8,64]\ninput C f64[8,64]\ninput S f64[8]\noutput F f64[8,8]\n"
+       "L^{2}_{d=0}L^{2}_{f=0}B^{4}_{tx=0}L^{4}_{a=0}L^{4}_{g=0}V^{16}_{c=0}[F^{f64,g}_{d*4+tx,f*4+a}="
+       "F^{f64,g}_{d*4+tx,f*4+a}+A^{f64,g}_{d*4+tx,g*16+c}*C^{f64,g}_{f*4+a,g*16+c}*S^{f64,g}_{f*4+a}"
+       "-A^{f64,g}_{d*4+tx,g*16+c}/2;];\n"},
       // A jam under a parallel loop: the B loop (too long to jam) is outlined into a parallel
       // region, and the f x a tile inside it is still jammed there.
       {"register_tiled_matmul_under_parallel_loop",

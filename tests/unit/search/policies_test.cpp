@@ -8,6 +8,7 @@
 
 #include "codegen/lowering_facts.h"
 #include "leir/parser.h"
+#include "leir/tensor_table.h"
 #include "search/cost_model.h"
 #include "search/policies.h"
 
@@ -314,6 +315,63 @@ TEST(CostModel, AJamThatNeedsMoreVectorRegistersThanThereArePaysForEverySpill) {
   ASSERT_TRUE(codegen::find_lane_jam(two_by_four.blocks[0]).has_value());
   EXPECT_EQ(codegen::find_lane_jam(two_by_four.blocks[0])->spilled, 0);
   EXPECT_LT(estimated_cost(two_by_four), estimated_cost(four_by_four));
+}
+
+// Where the kernels get AVX-512 (CostModelOptions::wide_vectors), a GEMM jam of f64 sums over
+// whole 8-double vectors is written in explicit vectors with every load held in a register
+// (codegen::is_explicit_wide_lane_jam): chosen for 32 registers, the 4 x 4 tile spills nothing
+// (16 accumulators + 8 loads + a product = 25) and prices below the 2 x 4 one, as measured
+// (a 128x512x1024 GEMM: 2.7-3.0 ms against 3.8-3.9 ms).
+TEST(CostModel, WideVectorsJamFourByFourWithEveryLoadInARegister) {
+  const std::string decls = "input A f64[64,128]\ninput B f64[4,128]\noutput C f64[64,4]\n";
+  auto tile = [&](int rows, const std::string& lanes) {
+    const std::string r = std::to_string(rows), row = "d*" + r + "+t";
+    return parse(decls + "L^{" + std::to_string(64 / rows) + "}_{d=0}L^{" + r +
+                 "}_{t=0}L^{4}_{u=0}L^{" + std::to_string(128 / std::stoi(lanes)) +
+                 "}_{b=0}V^{" + lanes + "}_{a=0}[C^{f64,g}_{" + row + ",u}=C^{f64,g}_{" + row +
+                 ",u}+A^{f64,g}_{" + row + ",b*" + lanes + "+a}*B^{f64,g}_{u,b*" + lanes +
+                 "+a};];");
+  };
+  const leir::Program four_by_four = tile(4, "16");
+  const leir::TensorTable table = *leir::infer_tensor_table(four_by_four);
+  const std::optional<codegen::LaneJam> wide =
+      codegen::find_lane_jam(four_by_four.blocks[0], codegen::kWideJamRegisters);
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_EQ(wide->accumulators, 16);
+  EXPECT_EQ(wide->spilled, 0);
+  EXPECT_TRUE(codegen::is_explicit_wide_lane_jam(four_by_four.blocks[0], table, *wide));
+  const CostModelOptions on_wide{.wide_vectors = true};
+  EXPECT_LT(estimated_cost(four_by_four, on_wide), estimated_cost(tile(2, "16"), on_wide));
+  EXPECT_LT(estimated_cost(four_by_four, on_wide), estimated_cost(four_by_four));
+  // A V loop of 4 lanes is not whole 8-double vectors: the omp simd jam, priced as before.
+  const leir::Program partial = parse(
+      decls + "L^{16}_{d=0}L^{4}_{t=0}L^{4}_{u=0}L^{8}_{b=0}L^{4}_{e=0}V^{4}_{a=0}"
+              "[C^{f64,g}_{d*4+t,u}=C^{f64,g}_{d*4+t,u}+A^{f64,g}_{d*4+t,b*16+e*4+a}"
+              "*B^{f64,g}_{u,b*16+e*4+a};];");
+  const std::optional<codegen::LaneJam> short_lanes =
+      codegen::find_lane_jam(partial.blocks[0], codegen::kWideJamRegisters);
+  ASSERT_TRUE(short_lanes.has_value());
+  EXPECT_FALSE(codegen::is_explicit_wide_lane_jam(partial.blocks[0],
+                                                  *leir::infer_tensor_table(partial), *short_lanes));
+  EXPECT_DOUBLE_EQ(estimated_cost(partial, on_wide), estimated_cost(partial));
+  // A max is no sum, and an f32 destination no f64 vector: neither is written explicitly.
+  const leir::Program maximum = parse(
+      decls + "L^{16}_{d=0}L^{4}_{t=0}L^{4}_{u=0}L^{8}_{b=0}V^{16}_{a=0}[C^{f64,g}_{d*4+t,u}="
+              "max(C^{f64,g}_{d*4+t,u},A^{f64,g}_{d*4+t,b*16+a}*B^{f64,g}_{u,b*16+a});];");
+  const std::optional<codegen::LaneJam> max_jam =
+      codegen::find_lane_jam(maximum.blocks[0], codegen::kWideJamRegisters);
+  ASSERT_TRUE(max_jam.has_value());
+  EXPECT_FALSE(codegen::is_explicit_wide_lane_jam(maximum.blocks[0],
+                                                  *leir::infer_tensor_table(maximum), *max_jam));
+  const leir::Program single = parse(
+      "input A f32[64,128]\ninput B f32[4,128]\noutput C f32[64,4]\n"
+      "L^{16}_{d=0}L^{4}_{t=0}L^{4}_{u=0}L^{8}_{b=0}V^{16}_{a=0}[C^{f32,g}_{d*4+t,u}="
+      "C^{f32,g}_{d*4+t,u}+A^{f32,g}_{d*4+t,b*16+a}*B^{f32,g}_{u,b*16+a};];");
+  const std::optional<codegen::LaneJam> f32_jam =
+      codegen::find_lane_jam(single.blocks[0], codegen::kWideJamRegisters);
+  ASSERT_TRUE(f32_jam.has_value());
+  EXPECT_FALSE(codegen::is_explicit_wide_lane_jam(single.blocks[0],
+                                                  *leir::infer_tensor_table(single), *f32_jam));
 }
 
 // The C backend keeps the 2x8 elements of C in vector registers across k
