@@ -465,8 +465,14 @@ class CEmitter {
   // Whether this emission is the 512-bit version of a wide reduction block (see
   // definitions_with_wide_tiles): its lane jams are chosen for and written in 8-double vectors.
   bool wide_jams() const { return wide_ && tile_vectors_.lanes == kWideTileVectors.lanes; }
-  JamRegisters jam_registers() const {
-    return wide_jams() ? kWideJamRegisters : kNarrowJamRegisters;
+  // The lane jam of `b`: in the 512-bit version, the one chosen for AVX-512's registers when it
+  // can be written explicitly; otherwise the one every version shares.
+  std::optional<LaneJam> lane_jam(const leir::Block& b) const {
+    if (wide_jams()) {
+      std::optional<LaneJam> wide = find_lane_jam(b, kWideJamRegisters);
+      if (wide && is_explicit_wide_lane_jam(b, table_, *wide)) return wide;
+    }
+    return find_lane_jam(b);
   }
 
   // A lane jam in explicit 8-double vectors (is_explicit_wide_lane_jam): inside the hoisted
@@ -731,7 +737,7 @@ class CEmitter {
     std::optional<std::string> jam_op;
     if (options_.openmp && !b.loops.empty() &&
         (jam_op = lane_reduction_operator(b, b.loops.back())))
-      jam = inherited_jam ? inherited_jam : find_lane_jam(b, jam_registers());
+      jam = inherited_jam ? inherited_jam : lane_jam(b);
     // Tiles, streaming stores and guarded ranges each lower one statement whose tensor keeps
     // no written-flags.
     const leir::Stmt* single = single_untracked_stmt(b);

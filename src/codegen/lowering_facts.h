@@ -203,7 +203,8 @@ bool is_explicit_wide_lane_jam(const leir::Block& b, const leir::TensorTable& ta
 // convolution 1.5x slower and a max-pooling 1.9x slower, and GCC 12's AVX-512 miscompilation
 // (compiler_driver.h) is in its masked if-conversion of guarded loads, which only a select
 // makes and these statements lack.
-// The jam itself is still chosen for 16 registers (kJamVectorRegisters).
+// The jam is chosen for 16 registers (kJamVectorRegisters), except in the explicit 512-bit
+// version of a jam that qualifies (is_explicit_wide_lane_jam: kWideJamRegisters).
 bool is_wide_vector_reduction(const leir::Block& b);
 
 // Elementwise math that 512-bit vectors speed up: a perfect nest whose statements each assign
