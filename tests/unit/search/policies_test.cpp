@@ -8,6 +8,7 @@
 
 #include "codegen/lowering_facts.h"
 #include "leir/parser.h"
+#include "leir/printer.h"
 #include "leir/tensor_table.h"
 #include "search/cost_model.h"
 #include "search/policies.h"
@@ -508,6 +509,37 @@ TEST(CostPolicy, LooksAheadInTheBlockAStepRewritesWhereverItStands) {
   // A split or a tile of block 1's loops: no gain by itself, lanes right after it.
   EXPECT_NE(ps.front().step.find("(block=1, loop"), std::string::npos) << ps.front().step;
   expect_enables_lanes(r.program, ps.front(), 0.75);
+}
+
+TEST(CostPolicy, RanksAnInlineThatLetsFactorizationRemoveAPowFirst) {
+  // MinGPTNewGelu's tanh argument, x^3 in a block of its own. Inlining the argument into the
+  // tanh is the cheapest single step, but after it x^3 can only join the whole tanh, whose
+  // factorization keeps the pow. Inlining x^3 into the argument first lets one factorization
+  // turn x + 0.044715 x^3 into x (8943 x^2 + 200000) / 200000, whose square is a product
+  // (libm's pow, which keeps a loop scalar, is gone): the cheapest program two steps away, so
+  // that inline is offered first.
+  Request r{parse("input A f64[64,64]\noutput C f64[64,64]\n"
+                  "B^{64}_{tx=0}L^{64}_{a=0}[E^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}**(3);];"
+                  "B^{64}_{tx=0}L^{64}_{a=0}[H^{f64,g}_{tx,a}=(A^{f64,g}_{tx,a}+"
+                  "E^{f64,g}_{tx,a}*0.044715)*0.7978845608028654;];"
+                  "B^{64}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=1-2/(exp(2*H^{f64,g}_{tx,a})+1);];"),
+            {}, {}, {}};
+  const std::string inline_x3 = "compute_inline(block=0, tensor=E)";
+  Result<leir::Program> inlined = apply_step_text(r.program, inline_x3);
+  Result<leir::Program> inlined_argument =
+      apply_step_text(r.program, "compute_inline(block=1, tensor=H)");
+  ASSERT_TRUE(inlined.ok());
+  ASSERT_TRUE(inlined_argument.ok());
+  EXPECT_LT(estimated_cost(*inlined_argument), estimated_cost(*inlined));
+  Result<leir::Program> factored = apply_step_text(*inlined, "factorization(block=0, stmt=0)");
+  ASSERT_TRUE(factored.ok());
+  const std::string text = leir::print_program(*factored);
+  EXPECT_EQ(text.find("**(3)"), std::string::npos) << text;
+  EXPECT_LT(estimated_cost(*factored), 0.5 * estimated_cost(r.program));
+  CostPolicy policy({.threads = 1});
+  std::vector<Proposal> ps = policy.propose(r.make(1));
+  ASSERT_EQ(ps.size(), 1u);
+  EXPECT_EQ(ps.front().step, inline_x3);
 }
 
 TEST(CostPolicy, BetweenStepsOfEqualEstimateRanksTheOneWithFewerLoopsFirst) {
