@@ -210,9 +210,10 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   // factorization rewrite both. MinGPTNewGelu's 0.5x(1 + tanh(c(x + 0.044715 x^3))) needs x^3
   // inlined before factorization turns x + 0.044715 x^3 into x(8943 x^2 + 200000)/200000, whose
   // square GCC computes as a product instead of calling libm's pow (a loop with pow stays
-  // scalar): 18 -> 2 ms. Once the tanh is fused in, that inline alone costs more (it makes the
-  // tanh's loop scalar too), so without the look-ahead the search found it only when ties fell
-  // its way (session 22: 10.45x; session 23's first run: 1.24x).
+  // scalar): 18 -> 2 ms. Inlining the argument into the tanh is the cheaper single step, and
+  // after it x^3 can only join the whole tanh expression, whose factorization keeps the pow.
+  // This fixes the ranking only: the beam keeps the children that measure fastest, and the
+  // inline's own program is no faster (docs/search.md, "Look-ahead for inlines").
   const strategy::Strategy* factor = strategy::find_strategy("factorization");
   auto best_after_factoring = [&](const leir::Program& q, double cost_of_q, size_t first,
                                   size_t end) {
