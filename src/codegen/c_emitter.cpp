@@ -468,10 +468,8 @@ class CEmitter {
   // The lane jam of `b`: in the 512-bit version, the one chosen for AVX-512's registers when it
   // can be written explicitly; otherwise the one every version shares.
   std::optional<LaneJam> lane_jam(const leir::Block& b) const {
-    if (wide_jams()) {
-      std::optional<LaneJam> wide = find_lane_jam(b, kWideJamRegisters);
-      if (wide && is_explicit_wide_lane_jam(b, table_, *wide)) return wide;
-    }
+    if (wide_jams())
+      if (std::optional<LaneJam> wide = find_explicit_wide_lane_jam(b, table_)) return wide;
     return find_lane_jam(b);
   }
 

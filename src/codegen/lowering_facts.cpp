@@ -504,6 +504,13 @@ bool is_explicit_wide_lane_jam(const leir::Block& b, const leir::TensorTable& ta
   return ok;
 }
 
+std::optional<LaneJam> find_explicit_wide_lane_jam(const leir::Block& b,
+                                                   const leir::TensorTable& table) {
+  std::optional<LaneJam> jam = find_lane_jam(b, kWideJamRegisters);
+  if (jam && is_explicit_wide_lane_jam(b, table, *jam)) return jam;
+  return std::nullopt;
+}
+
 namespace {
 
 // The reads of an expression built only from + - * /, negation, numbers and tensor reads

@@ -191,6 +191,11 @@ std::optional<LaneJam> find_lane_jam(const leir::Block& b,
 constexpr int64_t kWideJamLanes = 8;
 bool is_explicit_wide_lane_jam(const leir::Block& b, const leir::TensorTable& table,
                                const LaneJam& jam);
+// The jam the 512-bit version writes explicitly: the one find_lane_jam chooses for
+// kWideJamRegisters, when is_explicit_wide_lane_jam holds of it; nullopt otherwise. The C
+// emitter and the search's cost model (CostModelOptions::wide_vectors) both ask this.
+std::optional<LaneJam> find_explicit_wide_lane_jam(const leir::Block& b,
+                                                   const leir::TensorTable& table);
 
 // Wide vectors for vectorized reductions. A block whose innermost loop is a vectorized
 // reduction lane (a sum or a product: a lane jam or a plain lane reduction) and whose one

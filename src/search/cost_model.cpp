@@ -297,11 +297,10 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
     std::optional<codegen::StationaryTile> tile;  // rows kept in vector registers
     if (ctx.nest && inner && &ctx.nest->loops.back() == inner) {
       jam = codegen::find_lane_jam(*ctx.nest);
-      if (options.wide_vectors && table.ok() && codegen::is_wide_vector_reduction(*ctx.nest)) {
-        std::optional<codegen::LaneJam> wide =
-            codegen::find_lane_jam(*ctx.nest, codegen::kWideJamRegisters);
-        if (wide && codegen::is_explicit_wide_lane_jam(*ctx.nest, *table, *wide)) jam = wide;
-      }
+      if (options.wide_vectors && table.ok() && codegen::is_wide_vector_reduction(*ctx.nest))
+        if (std::optional<codegen::LaneJam> wide =
+                codegen::find_explicit_wide_lane_jam(*ctx.nest, *table))
+          jam = wide;
       if (!jam && table.ok()) tile = codegen::find_stationary_tile(*ctx.nest, *table);
     }
     const std::vector<size_t> no_jammed_loops;

@@ -258,7 +258,8 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
     }
     if (lanes == nullptr || steps[i].strategy() == lanes->name()) continue;
     double with_lanes = best_after_lanes(*next, plain, first, end);
-    if (plain - with_lanes > lanes_gain_now + 1e-9 * cost_now) cost[i] = std::min(cost[i], with_lanes);
+    if (plain - with_lanes > lanes_gain_now + 1e-9 * cost_now)
+      cost[i] = std::min(cost[i], with_lanes);
   }
   std::vector<size_t> order(steps.size());
   std::iota(order.begin(), order.end(), size_t{0});

@@ -200,6 +200,19 @@ CSource emitted(const std::string& name) {
   return emitted_text(program_named(name).text, name + ".leir");
 }
 
+// The assembly of one function (from its label to its .size directive), "" when absent.
+std::string function_assembly(const std::string& assembly, const std::string& name) {
+  const size_t begin = assembly.find("\n" + name + ":");
+  if (begin == std::string::npos) return "";
+  return assembly.substr(begin, assembly.find(".size\t" + name + ",", begin) - begin);
+}
+
+// How many times `pattern` matches in `text`.
+long matches(const std::string& text, const std::regex& pattern) {
+  return std::distance(std::sregex_iterator(text.begin(), text.end(), pattern),
+                       std::sregex_iterator());
+}
+
 // The C a compiler without STP_WIDE_ENABLED sees: every `#if defined(STP_WIDE_ENABLED)`
 // version (512-bit tiles and explicit wide lane jams) dropped, its `#else` part kept.
 std::string narrow_part(std::string code) {
@@ -369,24 +382,18 @@ TEST(CEngine, WideReductionsGet512BitVectorsExactlyWhereTheMachineHasThem) {
 TEST(CEngine, WideLaneJamsLoadEachVectorOnce) {
   const std::string assembly = gcc_assembly(narrow_part(emitted("register_tiled_matmul").code),
                                             "codegen-wide-loads-test");
-  const size_t begin = assembly.find("\nstp_block0:");
-  ASSERT_NE(begin, std::string::npos) << assembly;
-  const std::string block =
-      assembly.substr(begin, assembly.find(".size\tstp_block0,", begin) - begin);
+  const std::string block = function_assembly(assembly, "stp_block0");
+  ASSERT_FALSE(block.empty()) << assembly;
   const std::regex multiply_of_memory("\tvmulpd\t[^\n]*\\(");  // a memory operand: "(%reg"
   const std::regex wide_multiply("\tvmulpd\t[^\n]*%zmm");
-  const auto matches = [&](const std::regex& r) {
-    return std::distance(std::sregex_iterator(block.begin(), block.end(), r),
-                         std::sregex_iterator());
-  };
   // The attribute adds to the command line's options: products are still not contracted into
   // fused multiply-adds (-ffp-contract=off), which would round differently.
-  EXPECT_EQ(matches(std::regex("\tvfn?m(add|sub)")), 0) << block;
+  EXPECT_EQ(matches(block, std::regex("\tvfn?m(add|sub)")), 0) << block;
   if (machine_has_wide_vectors()) {
-    EXPECT_GT(matches(wide_multiply), 0) << block;
-    EXPECT_EQ(matches(multiply_of_memory), 0) << block;
+    EXPECT_GT(matches(block, wide_multiply), 0) << block;
+    EXPECT_EQ(matches(block, multiply_of_memory), 0) << block;
   } else {
-    EXPECT_EQ(matches(wide_multiply), 0) << block;  // 4-double vectors, loads as GCC likes
+    EXPECT_EQ(matches(block, wide_multiply), 0) << block;  // 4-double vectors, loads as GCC likes
   }
 }
 
@@ -422,22 +429,14 @@ TEST(CEngine, WideLaneJamsAreExplicitVectorsWithEveryLoadInARegister) {
 
   if (!machine_has_wide_vectors()) return;  // the wide version is not compiled here
   const std::string assembly = gcc_assembly(c.code, "codegen-explicit-jam-test");
-  const size_t begin = assembly.find("\nstp_block0:");
-  ASSERT_NE(begin, std::string::npos) << assembly;
-  const std::string block =
-      assembly.substr(begin, assembly.find(".size\tstp_block0,", begin) - begin);
+  const std::string block = function_assembly(assembly, "stp_block0");
+  ASSERT_FALSE(block.empty()) << assembly;
   // A memory operand other than a constant (A / 2 is A * 0.5 from the constant pool).
   const std::regex multiply_of_memory("\tvmulpd\t[^\n{]*\\((?!%rip)[^\n{]*\n");
   EXPECT_GT(count(block, "%zmm"), 0) << block;
-  EXPECT_EQ(std::distance(std::sregex_iterator(block.begin(), block.end(), multiply_of_memory),
-                          std::sregex_iterator()),
-            0)
-      << block;
-  const std::regex fused("\tvfn?m(add|sub)");  // -ffp-contract=off holds in the asm too
-  EXPECT_EQ(std::distance(std::sregex_iterator(block.begin(), block.end(), fused),
-                          std::sregex_iterator()),
-            0)
-      << block;
+  EXPECT_EQ(matches(block, multiply_of_memory), 0) << block;
+  // -ffp-contract=off holds in the asm too.
+  EXPECT_EQ(matches(block, std::regex("\tvfn?m(add|sub)")), 0) << block;
 }
 
 // In a wide tile whose rows are jammed, a row read that no jammed variable enters (the input
@@ -466,16 +465,11 @@ TEST(CEngine, WideJammedTilesLoadSharedRowsOnce) {
 
   if (!machine_has_wide_vectors()) return;  // the wide tile is not compiled here
   const std::string assembly = gcc_assembly(c.code, "codegen-jammed-tile-test");
-  const size_t begin = assembly.find("\nstp_block0_region1:");
-  ASSERT_NE(begin, std::string::npos) << assembly;
-  const std::string region =
-      assembly.substr(begin, assembly.find(".size\tstp_block0_region1,", begin) - begin);
+  const std::string region = function_assembly(assembly, "stp_block0_region1");
+  ASSERT_FALSE(region.empty()) << assembly;
   const std::regex multiply_of_memory("\tvmulpd\t[^\n{]*\\([^\n{]*\n");  // not {1to8}
   EXPECT_GT(count(region, "\tvmulpd\t"), 0) << region;
-  EXPECT_EQ(std::distance(std::sregex_iterator(region.begin(), region.end(), multiply_of_memory),
-                          std::sregex_iterator()),
-            0)
-      << region;
+  EXPECT_EQ(matches(region, multiply_of_memory), 0) << region;
 }
 
 // A perfect nest of elementwise exp/log (selects allowed when their branches read only what

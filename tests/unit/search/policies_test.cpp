@@ -334,13 +334,20 @@ TEST(CostModel, WideVectorsJamFourByFourWithEveryLoadInARegister) {
                  "+a};];");
   };
   const leir::Program four_by_four = tile(4, "16");
-  const leir::TensorTable table = *leir::infer_tensor_table(four_by_four);
-  const std::optional<codegen::LaneJam> wide =
-      codegen::find_lane_jam(four_by_four.blocks[0], codegen::kWideJamRegisters);
+  // Whether the jam chosen for the wide registers (there must be one) is written explicitly.
+  auto written_explicitly = [](const leir::Program& q) {
+    const std::optional<codegen::LaneJam> jam =
+        codegen::find_lane_jam(q.blocks[0], codegen::kWideJamRegisters);
+    EXPECT_TRUE(jam.has_value()) << leir::print_program(q);
+    return jam && codegen::is_explicit_wide_lane_jam(q.blocks[0], *leir::infer_tensor_table(q),
+                                                     *jam);
+  };
+  const std::optional<codegen::LaneJam> wide = codegen::find_explicit_wide_lane_jam(
+      four_by_four.blocks[0], *leir::infer_tensor_table(four_by_four));
   ASSERT_TRUE(wide.has_value());
   EXPECT_EQ(wide->accumulators, 16);
   EXPECT_EQ(wide->spilled, 0);
-  EXPECT_TRUE(codegen::is_explicit_wide_lane_jam(four_by_four.blocks[0], table, *wide));
+  EXPECT_TRUE(written_explicitly(four_by_four));
   const CostModelOptions on_wide{.wide_vectors = true};
   EXPECT_LT(estimated_cost(four_by_four, on_wide), estimated_cost(tile(2, "16"), on_wide));
   EXPECT_LT(estimated_cost(four_by_four, on_wide), estimated_cost(four_by_four));
@@ -349,30 +356,18 @@ TEST(CostModel, WideVectorsJamFourByFourWithEveryLoadInARegister) {
       decls + "L^{16}_{d=0}L^{4}_{t=0}L^{4}_{u=0}L^{8}_{b=0}L^{4}_{e=0}V^{4}_{a=0}"
               "[C^{f64,g}_{d*4+t,u}=C^{f64,g}_{d*4+t,u}+A^{f64,g}_{d*4+t,b*16+e*4+a}"
               "*B^{f64,g}_{u,b*16+e*4+a};];");
-  const std::optional<codegen::LaneJam> short_lanes =
-      codegen::find_lane_jam(partial.blocks[0], codegen::kWideJamRegisters);
-  ASSERT_TRUE(short_lanes.has_value());
-  EXPECT_FALSE(codegen::is_explicit_wide_lane_jam(partial.blocks[0],
-                                                  *leir::infer_tensor_table(partial), *short_lanes));
+  EXPECT_FALSE(written_explicitly(partial));
   EXPECT_DOUBLE_EQ(estimated_cost(partial, on_wide), estimated_cost(partial));
   // A max is no sum, and an f32 destination no f64 vector: neither is written explicitly.
   const leir::Program maximum = parse(
       decls + "L^{16}_{d=0}L^{4}_{t=0}L^{4}_{u=0}L^{8}_{b=0}V^{16}_{a=0}[C^{f64,g}_{d*4+t,u}="
               "max(C^{f64,g}_{d*4+t,u},A^{f64,g}_{d*4+t,b*16+a}*B^{f64,g}_{u,b*16+a});];");
-  const std::optional<codegen::LaneJam> max_jam =
-      codegen::find_lane_jam(maximum.blocks[0], codegen::kWideJamRegisters);
-  ASSERT_TRUE(max_jam.has_value());
-  EXPECT_FALSE(codegen::is_explicit_wide_lane_jam(maximum.blocks[0],
-                                                  *leir::infer_tensor_table(maximum), *max_jam));
+  EXPECT_FALSE(written_explicitly(maximum));
   const leir::Program single = parse(
       "input A f32[64,128]\ninput B f32[4,128]\noutput C f32[64,4]\n"
       "L^{16}_{d=0}L^{4}_{t=0}L^{4}_{u=0}L^{8}_{b=0}V^{16}_{a=0}[C^{f32,g}_{d*4+t,u}="
       "C^{f32,g}_{d*4+t,u}+A^{f32,g}_{d*4+t,b*16+a}*B^{f32,g}_{u,b*16+a};];");
-  const std::optional<codegen::LaneJam> f32_jam =
-      codegen::find_lane_jam(single.blocks[0], codegen::kWideJamRegisters);
-  ASSERT_TRUE(f32_jam.has_value());
-  EXPECT_FALSE(codegen::is_explicit_wide_lane_jam(single.blocks[0],
-                                                  *leir::infer_tensor_table(single), *f32_jam));
+  EXPECT_FALSE(written_explicitly(single));
 }
 
 // The C backend keeps the 2x8 elements of C in vector registers across k
