@@ -3,6 +3,7 @@
 #include "search/engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace steptp::search {
@@ -125,6 +126,8 @@ std::vector<int> Engine::expand(int id, int n) {
     child.trace.push_back(proposal.step);
     child.time_ms = *time;
     child.speedup = baseline_ms() / *time;
+    // A policy's promise only ever raises a child's rank (and a broken one is ignored).
+    child.promise = std::isfinite(proposal.promise) && proposal.promise > 1 ? proposal.promise : 1;
     nodes_.push_back(std::move(child));
     const Node& added = nodes_.back();
     node(id).children.push_back(added.id);

@@ -33,6 +33,11 @@ namespace steptp::search {
 struct Proposal {
   std::string step;
   Result<leir::Program> program;
+  // How many times faster the policy expects the program to become after one more step that it
+  // has already foreseen (1: none foreseen). A step that only enables a gain (an inline that lets
+  // a factorization remove a pow) measures no faster by itself; the beam ranks its children by
+  // measured speedup times this promise, so that such a step survives to take its follow-up.
+  double promise = 1.0;
 
   Proposal(std::string s, Result<leir::Program> p) : step(std::move(s)), program(std::move(p)) {}
 };
@@ -112,6 +117,7 @@ struct Node {
   std::vector<std::string> trace;   // steps from the root
   double time_ms = 0;
   double speedup = 1;               // baseline time / time
+  double promise = 1;               // the proposal's promise (see Proposal)
   std::vector<int> children;
   std::set<std::string> tried;      // steps proposed from here
   std::vector<std::string> failures;

@@ -105,9 +105,12 @@ std::vector<Proposal> EnumeratePolicy::take(const PolicyRequest& request,
     std::string text = site.to_string();
     if (request.tried.count(text)) continue;
     out.emplace_back(text, apply_step(request.program, site));
+    out.back().promise = promise_of(request.program, text);
   }
   return out;
 }
+
+double EnumeratePolicy::promise_of(const leir::Program&, const std::string&) const { return 1.0; }
 
 std::vector<Proposal> EnumeratePolicy::propose(const PolicyRequest& request) {
   return take(request, ranked_steps(request.program));
@@ -212,8 +215,9 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   // square GCC computes as a product instead of calling libm's pow (a loop with pow stays
   // scalar): 18 -> 2 ms. Inlining the argument into the tanh is the cheaper single step, and
   // after it x^3 can only join the whole tanh expression, whose factorization keeps the pow.
-  // This fixes the ranking only: the beam keeps the children that measure fastest, and the
-  // inline's own program is no faster (docs/search.md, "Look-ahead for inlines").
+  // The inline's own program is no faster, so its proposal carries the predicted gain as a
+  // promise, which keeps it in the beam for the round that takes the factorization
+  // (docs/search.md, "Look-ahead for inlines").
   const strategy::Strategy* factor = strategy::find_strategy("factorization");
   auto best_after_factoring = [&](const leir::Program& q, double cost_of_q, size_t first,
                                   size_t end) {
@@ -234,6 +238,7 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   std::optional<double> factoring_gain_now;  // computed for the first compute_inline step
   std::vector<double> cost(steps.size());
   std::vector<size_t> loops(steps.size(), std::numeric_limits<size_t>::max());
+  std::map<std::string, double> promises;
   for (size_t i = 0; i < steps.size(); ++i) {
     Result<leir::Program> next = apply_step(p, steps[i]);
     // A step that does not apply goes last; the engine will record why.
@@ -256,10 +261,17 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
       double factored = best_after_factoring(*next, plain, first, end);
       if (plain - factored > *factoring_gain_now + 1e-9 * cost_now) cost[i] = factored;
     }
-    if (lanes == nullptr || steps[i].strategy() == lanes->name()) continue;
-    double with_lanes = best_after_lanes(*next, plain, first, end);
-    if (plain - with_lanes > lanes_gain_now + 1e-9 * cost_now)
-      cost[i] = std::min(cost[i], with_lanes);
+    const double after_factoring = cost[i];
+    if (lanes != nullptr && steps[i].strategy() != lanes->name()) {
+      double with_lanes = best_after_lanes(*next, plain, first, end);
+      if (plain - with_lanes > lanes_gain_now + 1e-9 * cost_now)
+        cost[i] = std::min(cost[i], with_lanes);
+    }
+    // Only the factoring look-ahead makes a promise: it is the case measured to need one (the
+    // inline's own program is no faster; see the beam). Splits that enable lanes are left to
+    // measurement, as before.
+    if (after_factoring < plain && cost[i] == after_factoring && after_factoring > 0)
+      promises[steps[i].to_string()] = plain / after_factoring;
   }
   std::vector<size_t> order(steps.size());
   std::iota(order.begin(), order.end(), size_t{0});
@@ -281,7 +293,15 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
   std::vector<strategy::Site> ranked;
   ranked.reserve(order.size());
   for (size_t i : order) ranked.push_back(steps[i]);
+  promises_[key] = std::move(promises);
   return ranked_.emplace(key, std::move(ranked)).first->second;
+}
+
+double CostPolicy::promise_of(const leir::Program& p, const std::string& step) const {
+  auto program = promises_.find(leir::hash_value(p));
+  if (program == promises_.end()) return 1.0;
+  auto it = program->second.find(step);
+  return it == program->second.end() ? 1.0 : it->second;
 }
 
 }  // namespace steptp::search

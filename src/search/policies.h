@@ -38,6 +38,9 @@ class EnumeratePolicy : public Policy {
  protected:
   // The ordered candidate steps of a state (cached per program).
   virtual const std::vector<strategy::Site>& ranked_steps(const leir::Program& p);
+  // The promise (Proposal::promise) of a step that ranked_steps(p) returned: 1 unless the
+  // ranking foresaw the step's follow-up.
+  virtual double promise_of(const leir::Program& p, const std::string& step) const;
   std::vector<Proposal> take(const PolicyRequest& request, const std::vector<strategy::Site>& s);
   std::map<size_t, std::vector<strategy::Site>> cache_;
 };
@@ -62,7 +65,9 @@ class RandomPolicy final : public EnumeratePolicy {
 // than the current program's are still offered, after the improving ones; expression_reorder
 // steps (the same code for the compiler) come after all others. A step is scored by
 // the better of its own program and that program after one loop_vectorization: splitting a long
-// loop gains nothing by itself but makes the vector lanes of the next step possible.
+// loop gains nothing by itself but makes the vector lanes of the next step possible. A
+// compute_inline step is also scored after one factorization; when that decides its rank, its
+// proposal carries the predicted gain of the factorization as its promise.
 class CostPolicy final : public EnumeratePolicy {
  public:
   explicit CostPolicy(CostModelOptions options) : options_(options) {}
@@ -70,6 +75,7 @@ class CostPolicy final : public EnumeratePolicy {
 
  protected:
   const std::vector<strategy::Site>& ranked_steps(const leir::Program& p) override;
+  double promise_of(const leir::Program& p, const std::string& step) const override;
 
  public:
   // The ranking, except that once a step measured no faster than the state, the untried steps of
@@ -81,6 +87,7 @@ class CostPolicy final : public EnumeratePolicy {
  private:
   CostModelOptions options_;
   std::map<size_t, std::vector<strategy::Site>> ranked_;
+  std::map<size_t, std::map<std::string, double>> promises_;  // program hash → step → promise
 };
 
 }  // namespace steptp::search

@@ -50,6 +50,7 @@ nlohmann::json report_json(const Engine& engine, const RunInfo& info) {
     steps.push_back({{"step", n.trace.back()},
                      {"time_ms", n.time_ms},
                      {"speedup", n.speedup},
+                     {"promise", n.promise},
                      {"program", leir::print_program(n.program)}});
   }
   // Every accepted node, so a run can be analysed (and the tree shape of MCTS seen).
@@ -62,6 +63,7 @@ nlohmann::json report_json(const Engine& engine, const RunInfo& info) {
                     {"step", n.trace.empty() ? std::string() : n.trace.back()},
                     {"time_ms", n.time_ms},
                     {"speedup", n.speedup},
+                    {"promise", n.promise},
                     {"children", n.children.size()}});
   }
   nlohmann::json failures = nlohmann::json::object();
@@ -185,7 +187,10 @@ std::string report_markdown(const Engine& engine, const RunInfo& info) {
   std::vector<int> path = path_to(engine, best.id);
   for (size_t i = 1; i < path.size(); ++i) {
     const Node& n = engine.node(path[i]);
-    md += fmt::format("{}. `{}` — {:.4f} ms, {:.2f}×\n", i, n.trace.back(), n.time_ms, n.speedup);
+    md += fmt::format("{}. `{}` — {:.4f} ms, {:.2f}×", i, n.trace.back(), n.time_ms, n.speedup);
+    // Why the beam kept a step that measured no faster (engine.h, Proposal::promise).
+    if (n.promise > 1) md += fmt::format(" (the policy promised {:.2f}× more)", n.promise);
+    md += "\n";
   }
   md += "\n## Best program\n\n```\n" + leir::print_program(best.program) + "```\n";
   md += fmt::format("\n## Candidates\n\n{} proposals, {} verified candidates, {} accepted\n\n",

@@ -2,6 +2,8 @@
 // every algorithm respects the same budget.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "scripted.h"
 #include "search/algorithms.h"
 
@@ -124,6 +126,36 @@ TEST(Beam, MovesThroughSlowerChildrenToTheFasterProgramsBehindThem) {
   EXPECT_EQ(r.expanded, (std::vector<int64_t>{0, 1, 11}));
   EXPECT_EQ(r.best, 11);
   EXPECT_DOUBLE_EQ(r.best_speedup, 2.0);
+}
+
+TEST(Beam, RanksChildrenByMeasuredSpeedupTimesTheirPromise) {
+  // 2 measures slower than 1 and 3 but promises a 3x follow-up (1.25x * 3 > 2x); 3 promises
+  // less than it would need. With width 1 the beam takes 2 and finds 21 behind it; the promise
+  // lasts one round (21 promises nothing and is ranked by what it measures).
+  ScriptedPolicy p(Children{{0, {1, 2, 3}}, {1, {11}}, {2, {21}}, {3, {31}}});
+  p.promises = {{2, 3.0}, {3, 1.1}};
+  FakeEvaluator e;
+  e.times = {{0, 100}, {1, 50}, {2, 80}, {3, 55}, {11, 45}, {21, 10}, {31, 40}};
+  SearchOptions o = options(3);
+  o.beam_width = 1;
+  SearchRun r = run_on(Algorithm::kBeam, p, e, o);
+  EXPECT_EQ(r.expanded, (std::vector<int64_t>{0, 2, 21}));
+  EXPECT_EQ(r.best, 21);
+  EXPECT_DOUBLE_EQ(r.best_speedup, 10.0);
+  // Without the promise the beam follows the measured best, 1, and never sees 21.
+  p = ScriptedPolicy(Children{{0, {1, 2, 3}}, {1, {11}}, {2, {21}}, {3, {31}}});
+  SearchRun plain = run_on(Algorithm::kBeam, p, e, o);
+  EXPECT_EQ(plain.expanded, (std::vector<int64_t>{0, 1, 11}));
+}
+
+TEST(Beam, APromiseBelowOneOrNotFiniteIsIgnored) {
+  ScriptedPolicy p(Children{{0, {1, 2, 3}}});
+  p.promises = {{1, 0.01}, {2, std::numeric_limits<double>::quiet_NaN()},
+                {3, std::numeric_limits<double>::infinity()}};
+  FakeEvaluator e;
+  e.times = {{0, 100}, {1, 50}, {2, 60}, {3, 70}};
+  SearchRun r = run_on(Algorithm::kBeam, p, e, options(3));
+  for (int id = 1; id <= 3; ++id) EXPECT_EQ(r.engine->node(id).promise, 1.0) << id;
 }
 
 TEST(Beam, ARoundWithoutChildrenAsksTheSameBeamAgain) {

@@ -532,9 +532,16 @@ TEST(CostPolicy, RanksAnInlineThatLetsFactorizationRemoveAPowFirst) {
   EXPECT_EQ(text.find("**(3)"), std::string::npos) << text;
   EXPECT_LT(estimated_cost(*factored), 0.5 * estimated_cost(r.program));
   CostPolicy policy({.threads = 1});
-  std::vector<Proposal> ps = policy.propose(r.make(1));
-  ASSERT_EQ(ps.size(), 1u);
+  std::vector<Proposal> ps = policy.propose(r.make(2));
+  ASSERT_EQ(ps.size(), 2u);
   EXPECT_EQ(ps.front().step, inline_x3);
+  // Its own program is priced no lower than the other inline's, so the proposal promises the
+  // factorization's predicted gain (what keeps it in a beam ranked by measurement); the runner-up
+  // foresees nothing.
+  EXPECT_GT(ps.front().promise,
+            estimated_cost(*inlined) / estimated_cost(*factored) * 0.9);
+  EXPECT_GT(ps.front().promise, 2.0);
+  EXPECT_EQ(ps.back().promise, 1.0);
 }
 
 TEST(CostPolicy, BetweenStepsOfEqualEstimateRanksTheOneWithFewerLoopsFirst) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "scripted.h"
+#include "search/algorithms.h"
 #include "search/report.h"
 
 namespace steptp::search {
@@ -69,6 +70,29 @@ TEST(Report, TheKeptFinalistIsTheReportedBest) {
   for (size_t at = md.find('\n', table); at < torch_row; at = md.find('\n', at + 1))
     EXPECT_EQ(md[at + 1], '|') << "the table is interrupted at offset " << at;
   EXPECT_NE(md.find("1. `s1`"), std::string::npos) << md;
+}
+
+TEST(Report, AStepsPromiseIsShownWhereThePolicyMadeOne) {
+  ScriptedPolicy policy{Children{{0, {1}}, {1, {11}}}};
+  policy.promises = {{1, 4.0}};
+  FakeEvaluator evaluator;
+  evaluator.times = {{0, 100}, {1, 100}, {11, 25}};
+  SearchOptions o;
+  o.budget = {10, 10, 8};
+  auto engine = Engine::create(program_of(0), policy, evaluator, o, "beam");
+  ASSERT_TRUE(engine.ok());
+  run(Algorithm::kBeam, **engine);
+  ASSERT_EQ(key_of((*engine)->node((*engine)->best()).program), 11);
+
+  nlohmann::json j = report_json(**engine, RunInfo{});
+  ASSERT_EQ(j["steps"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["steps"][0]["promise"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(j["steps"][1]["promise"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(j["tree"][1]["promise"].get<double>(), 4.0);
+  std::string md = report_markdown(**engine, RunInfo{});
+  EXPECT_NE(md.find("1. `s1` — 100.0000 ms, 1.00× (the policy promised 4.00× more)\n"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("2. `s11` — 25.0000 ms, 4.00×\n"), std::string::npos) << md;
 }
 
 TEST(Report, AnUnconfirmedProgramLeavesTheInitialProgramAsTheBest) {

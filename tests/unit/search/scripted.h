@@ -61,10 +61,12 @@ class ScriptedPolicy final : public Policy {
         out.emplace_back(step, Error::make("leir_parse_error", "scripted"));
       else
         out.emplace_back(step, program_of(k));
+      if (auto it = promises.find(k); it != promises.end()) out.back().promise = it->second;
     }
     return out;
   }
   std::vector<int64_t> calls;  // the key of every state asked, in order
+  std::map<int64_t, double> promises;  // key → the promise its proposal carries (default 1)
 
  private:
   Children children_;
