@@ -132,7 +132,8 @@ TEST(Beam, RanksChildrenByMeasuredSpeedupTimesTheirPromise) {
   // 2 measures slower than 1 and 3 but promises a 3x follow-up (1.25x * 3 > 2x); 3 promises
   // less than it would need. With width 1 the beam takes 2 and finds 21 behind it; the promise
   // lasts one round (21 promises nothing and is ranked by what it measures).
-  ScriptedPolicy p(Children{{0, {1, 2, 3}}, {1, {11}}, {2, {21}}, {3, {31}}});
+  const Children tree{{0, {1, 2, 3}}, {1, {11}}, {2, {21}}, {3, {31}}};
+  ScriptedPolicy p(tree);
   p.promises = {{2, 3.0}, {3, 1.1}};
   FakeEvaluator e;
   e.times = {{0, 100}, {1, 50}, {2, 80}, {3, 55}, {11, 45}, {21, 10}, {31, 40}};
@@ -143,8 +144,8 @@ TEST(Beam, RanksChildrenByMeasuredSpeedupTimesTheirPromise) {
   EXPECT_EQ(r.best, 21);
   EXPECT_DOUBLE_EQ(r.best_speedup, 10.0);
   // Without the promise the beam follows the measured best, 1, and never sees 21.
-  p = ScriptedPolicy(Children{{0, {1, 2, 3}}, {1, {11}}, {2, {21}}, {3, {31}}});
-  SearchRun plain = run_on(Algorithm::kBeam, p, e, o);
+  ScriptedPolicy without_promises(tree);
+  SearchRun plain = run_on(Algorithm::kBeam, without_promises, e, o);
   EXPECT_EQ(plain.expanded, (std::vector<int64_t>{0, 1, 11}));
 }
 
