@@ -1,4 +1,5 @@
 #include "codegen/c_emitter.h"
+#include "codegen/channel_jam.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -236,7 +237,7 @@ class CEmitter {
       if (plan.mode == IdentityInit::kPrefill && plan.first_block == b && !is_slice(name))
         emit_prefill(name, plan);
     std::string wide_definitions;
-    if (!calls_any(block, {leir::Function::kIfThenElse}))  // no select (see the definitions)
+    if (has_wide_tile_version(block))
       wide_definitions = definitions_with_wide_tiles();
     const size_t regions_before = regions_.size();
     function_prefix_ = wide_ ? "STP_WIDE " : wide_math ? "STP_WIDE_MATH " : "";
@@ -281,19 +282,6 @@ class CEmitter {
       any = any || is_tracked(s.lhs->name());
     });
     return any;
-  }
-
-  // Whether a statement of the block calls one of `functions` (if_then_else counts: a select).
-  static bool calls_any(const leir::Block& b, std::initializer_list<leir::Function> functions) {
-    bool found = false;
-    leir::for_each_stmt({b}, [&](const leir::Stmt& s, const leir::StmtContext&) {
-      leir::for_each_expr(s.rhs, [&](const leir::ExprRef& e) {
-        if (e->kind() == leir::ExprKind::kCall &&
-            std::find(functions.begin(), functions.end(), e->function()) != functions.end())
-          found = true;
-      });
-    });
-    return found;
   }
 
   bool is_slice(const std::string& tensor) const {
@@ -618,25 +606,6 @@ class CEmitter {
     for (size_t k = 0; k < jam.hoisted.size(); ++k) w_.close();
   }
 
-  // Which row reads of a wide tile's update are loaded once per pass of the reduction loops and
-  // shared by every jammed row: those no jammed variable enters (the same vector for each
-  // row), of a tensor other than the accumulated one. Left to itself, GCC 12 folds such a load
-  // into each multiply that uses it, so a 4-row jam made 4 loads where 1 would do and spilled
-  // accumulators around them (docs/codegen.md). Narrow tiles (also compiled by clang) and
-  // tiles of one row are left as they are.
-  static std::vector<bool> shared_row_reads(const leir::Block& b, const StationaryTile& t) {
-    std::vector<bool> shared(t.row_reads.size(), false);
-    if (t.lanes == kStationaryLanes || t.rows < 2) return shared;
-    const std::string& accumulated = b.body[0].stmt->lhs->name();
-    for (size_t k = 0; k < t.row_reads.size(); ++k) {
-      const leir::ExprRef& r = t.row_reads[k];
-      shared[k] = r->name() != accumulated &&
-                  std::none_of(t.jammed.begin(), t.jammed.end(), [&](size_t loop) {
-                    return analysis::mentions_var(r, b.loops[loop].var);
-                  });
-    }
-    return shared;
-  }
   static std::string shared_row_name(size_t read, int64_t vector) {
     return fmt::format("stp_r{}_{}", read, vector);
   }
@@ -975,7 +944,12 @@ Result<CSource> emit_c(const leir::Program& p, const CEmitOptions& options) {
   if (!table.ok()) return std::move(table).error();
   CSource out;
   out.table = std::move(table).value();
-  out.code = CEmitter(p, out.table, options).emit();
+  // The jammed program's table differs only in the shapes of split intermediates (the same
+  // elements in the same flat layout): the ABI stays the original table's.
+  std::optional<ChannelJam> jam;
+  if (options.jam_tile_channels) jam = jam_tile_channels(p, out.table);
+  out.code = jam ? CEmitter(jam->program, jam->table, options).emit()
+                 : CEmitter(p, out.table, options).emit();
   return out;
 }
 

@@ -27,6 +27,9 @@ struct CEmitOptions {
   // Streaming stores for assigned global tensors of at least this many bytes
   // (is_streaming_store_nest); tests lower it to exercise the path on small tensors.
   int64_t streaming_store_min_bytes = kStreamingStoreMinBytes;
+  // Jam outer loops into one-row stationary tiles so that their rows share input loads
+  // (jam_tile_channels); false emits the program's own nests.
+  bool jam_tile_channels = true;
 };
 
 struct CSource {

@@ -792,4 +792,34 @@ std::optional<StationaryTile> find_stationary_tile(const leir::Block& b,
   return t;
 }
 
+std::vector<bool> shared_row_reads(const leir::Block& b, const StationaryTile& t) {
+  std::vector<bool> shared(t.row_reads.size(), false);
+  if (t.lanes == kStationaryLanes || t.rows < 2) return shared;
+  const std::string& accumulated = b.body[0].stmt->lhs->name();
+  for (size_t k = 0; k < t.row_reads.size(); ++k) {
+    const ExprRef& r = t.row_reads[k];
+    shared[k] = r->name() != accumulated &&
+                std::none_of(t.jammed.begin(), t.jammed.end(), [&](size_t loop) {
+                  return analysis::mentions_var(r, b.loops[loop].var);
+                });
+  }
+  return shared;
+}
+
+bool calls_any(const leir::Block& b, std::initializer_list<leir::Function> functions) {
+  bool found = false;
+  leir::for_each_stmt({b}, [&](const leir::Stmt& s, const leir::StmtContext&) {
+    leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
+      if (e->kind() == leir::ExprKind::kCall &&
+          std::find(functions.begin(), functions.end(), e->function()) != functions.end())
+        found = true;
+    });
+  });
+  return found;
+}
+
+bool has_wide_tile_version(const leir::Block& b) {
+  return !calls_any(b, {leir::Function::kIfThenElse});
+}
+
 }  // namespace steptp::codegen

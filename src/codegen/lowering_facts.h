@@ -8,6 +8,7 @@
 // of /, //, % → 1; as either argument of max → -inf, of min → +inf.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -250,6 +251,14 @@ constexpr int64_t kStreamingStoreMaxRow = 2048;  // the row is staged in 16 KiB 
 bool is_streaming_store_nest(const leir::Block& b, const leir::TensorTable& table,
                              int64_t min_bytes = kStreamingStoreMinBytes);
 
+// Whether a statement of the block calls one of `functions` (if_then_else counts: a select).
+bool calls_any(const leir::Block& b, std::initializer_list<leir::Function> functions);
+
+// Whether the C backend emits a version of the top-level block with tiles of kWideTileVectors
+// (for machines with AVX-512) besides the 256-bit one: not for a block with a select, whose
+// masked if-conversion GCC 12 miscompiles at 512 bits (compiler_driver.h).
+bool has_wide_tile_version(const leir::Block& b);
+
 // Merged innermost loops. Two innermost loops of a perfect nest (serial outer, serial or
 // independent vectorized inner) are one loop over the product of their extents when each
 // variable appears only in the subscripts of accesses and, in every access, the outer
@@ -317,5 +326,13 @@ int64_t stationary_vector_start(int64_t row_extent, int64_t v,
 std::optional<StationaryTile> find_stationary_tile(const leir::Block& b,
                                                    const leir::TensorTable& table,
                                                    TileVectors unit = kNarrowTileVectors);
+
+// Which row reads of a wide tile's update are loaded once per pass of the reduction loops and
+// shared by every jammed row: those no jammed variable enters (the same vector for each row),
+// of a tensor other than the accumulated one. Left to itself, GCC 12 folds such a load into
+// each multiply that uses it, so a 4-row jam made 4 loads where 1 would do and spilled
+// accumulators around them (docs/codegen.md). Narrow tiles (also compiled by clang) and tiles
+// of one row share none. One flag per t.row_reads.
+std::vector<bool> shared_row_reads(const leir::Block& b, const StationaryTile& t);
 
 }  // namespace steptp::codegen

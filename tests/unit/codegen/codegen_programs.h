@@ -253,6 +253,19 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "L^{10}_{d=0}[G^{f64,l}_{tx,i,a,c,d}=G^{f64,l}_{tx,i,a,c,d}+C^{f64,g}_{i*4+a,f,g,h}*"
        "A^{f64,g}_{tx,f,c+g,d+h}-W^{f64,g}_{a,d};];L^{4}_{a=0}L^{10}_{d=0}"
        "[F^{f64,g}_{tx,i*4+a,c,d}=G^{f64,l}_{tx,i,a,c,d}*2;];];\n"},
+      // Convolutions the C backend jams over output channels itself (jam_tile_channels): one
+      // fused with its bias under (n, channel, row), its row G split for the jam and read by
+      // the next block at the same flat offset; one whose loops are all in one header.
+      {"channel_jammed_convolutions",
+       "input A f64[2,3,16,12]\nparam C f64[8,3,3,3]\nparam D f64[8]\noutput E f64[2,8,4,10]\n"
+       "output F f64[2,4,14,10]\n"
+       "B^{2}_{tx=0}L^{8}_{a=0}L^{4}_{c=0}[L^{3}_{f=0}L^{3}_{h=0}L^{3}_{g=0}L^{10}_{d=0}"
+       "[G^{f64,l}_{tx,a,c,d}=G^{f64,l}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];"
+       "L^{10}_{d=0}[G^{f64,l}_{tx,a,c,d}=G^{f64,l}_{tx,a,c,d}+D^{f64,g}_{a};];];"
+       "B^{2}_{tx=0}L^{8}_{a=0}L^{4}_{c=0}L^{10}_{d=0}[E^{f64,g}_{tx,a,c,d}="
+       "exp(G^{f64,l}_{tx,a,c,d}/8);];"
+       "B^{2}_{tx=0}L^{4}_{a=0}L^{14}_{c=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}L^{10}_{d=0}"
+       "[F^{f64,g}_{tx,a,c,d}=F^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a*2,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];\n"},
       // Short rows of contiguous nests merged into one loop (merged_innermost_loops): an
       // elementwise exp nest (rows of 7 and 5 -> 35; a's X subscript keeps a), a sum of a whole
       // sample into one element (all three loops -> 210), two statements over a vectorized
