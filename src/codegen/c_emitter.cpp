@@ -1,5 +1,4 @@
 #include "codegen/c_emitter.h"
-#include "codegen/channel_jam.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,6 +13,7 @@
 #include "analysis/access.h"
 #include "analysis/dependence.h"
 #include "codegen/c_expr.h"
+#include "codegen/channel_jam.h"
 #include "codegen/kernel_math_source.h"
 #include "codegen/lowering_facts.h"
 #include "leir/printer.h"
@@ -944,7 +944,7 @@ Result<CSource> emit_c(const leir::Program& p, const CEmitOptions& options) {
   if (!table.ok()) return std::move(table).error();
   CSource out;
   out.table = std::move(table).value();
-  // The jammed program's table differs only in the shapes of split intermediates (the same
+  // The jammed program's table differs only in the shapes of the tensors it split (the same
   // elements in the same flat layout): the ABI stays the original table's.
   std::optional<ChannelJam> jam;
   if (options.jam_tile_channels) jam = jam_tile_channels(p, out.table);
