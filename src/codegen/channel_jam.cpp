@@ -88,6 +88,14 @@ class FreshNames {
   std::set<std::string> taken_;
 };
 
+// The access with its subscript at `at` replaced by two: (outer, inner).
+ExprRef with_split_subscript(const ExprRef& access, size_t at, ExprRef outer, ExprRef inner) {
+  std::vector<ExprRef> indices = access->indices();
+  indices[at] = std::move(inner);
+  indices.insert(indices.begin() + static_cast<std::ptrdiff_t>(at), std::move(outer));
+  return leir::Expr::access(access->name(), access->dtype(), access->scope(), std::move(indices));
+}
+
 // The rewrite of one top-level block for a chosen loop (see channel_jam.h).
 struct BlockJam {
   const Block* top = nullptr;
@@ -109,11 +117,8 @@ struct BlockJam {
     auto s = split.find(n->name());
     if (s == split.end()) return n;
     // The subscript at p's position was p's variable alone, now o*J+i: it becomes (o, i).
-    std::vector<ExprRef> indices = n->indices();
-    indices[s->second] = leir::Expr::index_var(inner);
-    indices.insert(indices.begin() + static_cast<std::ptrdiff_t>(s->second),
-                   leir::Expr::index_var(outer));
-    return leir::Expr::access(n->name(), n->dtype(), n->scope(), std::move(indices));
+    return with_split_subscript(n, s->second, leir::Expr::index_var(outer),
+                                leir::Expr::index_var(inner));
   }
 
   // `node` (already rewritten) with the inner loop carried down `path` to the tile's block.
@@ -193,10 +198,7 @@ std::optional<ChannelJam> apply(const ChannelJam& state, size_t bi, const BlockJ
       auto s = jam.split.find(n->name());
       if (s == jam.split.end()) return n;
       // (0, e): the flat offset of e in the unsplit dimension, and still affine.
-      std::vector<ExprRef> indices = n->indices();
-      indices.insert(indices.begin() + static_cast<std::ptrdiff_t>(s->second),
-                     leir::Expr::integer(0));
-      return leir::Expr::access(n->name(), n->dtype(), n->scope(), std::move(indices));
+      return with_split_subscript(n, s->second, leir::Expr::integer(0), n->indices()[s->second]);
     })[0];
   }
   next.program.blocks[bi] = std::move(rewritten);
