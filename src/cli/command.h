@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "support/error.h"
+
 namespace steptp::cli {
 
 // Exit codes shared by every subcommand.
@@ -31,5 +33,8 @@ struct CommandEntry {
 bool read_file(const std::string& path, std::string& out);
 // Writes atomically (temporary file + rename); on failure prints the reason and returns false.
 bool write_file_atomic(const std::string& path, const std::string& contents);
+// Creates the directory (and its parents) and proves a file can be written in it. Errors:
+// "bad_out" naming the path and the reason.
+Result<void> ensure_writable_dir(const std::string& path);
 
 }  // namespace steptp::cli

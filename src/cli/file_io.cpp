@@ -54,4 +54,19 @@ bool write_file_atomic(const std::string& path, const std::string& contents) {
   return true;
 }
 
+Result<void> ensure_writable_dir(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Error::make("bad_out", "cannot create " + path + ": " + ec.message());
+  if (!std::filesystem::is_directory(path, ec))
+    return Error::make("bad_out", path + " is not a directory");
+  const std::string probe = (std::filesystem::path(path) / ".steptp-write-probe").string();
+  std::FILE* f = std::fopen(probe.c_str(), "w");
+  if (f == nullptr)
+    return Error::make("bad_out", "cannot write in " + path + ": " + std::strerror(errno));
+  std::fclose(f);
+  std::remove(probe.c_str());
+  return {};
+}
+
 }  // namespace steptp::cli

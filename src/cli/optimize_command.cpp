@@ -10,6 +10,8 @@
 
 #include "cli/command.h"
 #include "cli/commands.h"
+#include "llm/registered_names.h"
+#include "llm/response_format.h"
 #include "search/optimize.h"
 
 namespace steptp::cli {
@@ -24,7 +26,8 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
     std::string verify_engine = "auto";
     std::string backup = "max";
     std::string out;
-    bool json = false;
+    std::string constrained = "none";
+    bool json = false, quiet = false;
     search::OptimizeOptions options;
   };
   auto f = std::make_shared<Flags>();
@@ -80,7 +83,27 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--torch-script", o.torch_script, "Path of torch_baseline.py");
   cmd->add_option("--endpoint", o.endpoint, "OpenAI-compatible server URL (--policy llm)");
   cmd->add_option("--model", o.model, "Model name on that server (--policy llm)");
+  cmd->add_option("--transcript", o.llm.transcript,
+                  "Write every LLM request and response (latency, token usage) as JSONL");
+  cmd->add_option("--temperature", o.llm.temperature, "LLM sampling temperature")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 2.0));
+  cmd->add_option("--max-tokens", o.llm.max_tokens, "LLM completion token limit")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 24));
+  cmd->add_option("--timeout", o.llm.timeout_s, "LLM read timeout per request, seconds")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 1e6));
+  cmd->add_option("--retries", o.llm.retries, "LLM retries on refused connections, 429/5xx, "
+                                              "timeouts (then the run fails)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100));
+  cmd->add_option("--constrained-decoding", f->constrained,
+                  "Ask the server for a bare JSON answer: none | json_schema (OpenAI, vLLM) | "
+                  "json_object (llama.cpp)")
+      ->check(CLI::IsMember({"none", "json_schema", "json_object"}));
   cmd->add_flag("--json", f->json, "Print the JSON report");
+  cmd->add_flag("--quiet", f->quiet, "No progress lines on stderr");
   cmd->add_option("--out", f->out, "Write report.json, report.md and best.leir into DIR");
 
   cmd->callback([f, &ctx] {
@@ -100,6 +123,22 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
         {"compiled", search::VerifyEngineChoice::kCompiled}};
     o.shapes = kShapes.at(f->shapes);
     o.verify_engine = kEngines.at(f->verify_engine);
+    o.progress = !f->quiet;
+    auto format = llm::response_format(f->constrained, llm::registered_strategy_names());
+    if (!format.ok()) {
+      std::cerr << "steptp optimize: " << format.error().render() << "\n";
+      ctx.exit_code = kExitBadInput;
+      return;
+    }
+    o.llm.response_format = *format;
+    // Where the results go is checked before the search, not after minutes of it.
+    if (!f->out.empty()) {
+      if (Result<void> writable = ensure_writable_dir(f->out); !writable.ok()) {
+        std::cerr << "steptp optimize: " << writable.error().render() << "\n";
+        ctx.exit_code = kExitBadInput;
+        return;
+      }
+    }
 
     Result<search::OptimizeResult> r = search::optimize(f->spec, o);
     if (!r.ok()) {

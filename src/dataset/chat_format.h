@@ -1,9 +1,7 @@
-// dataset/chat_format.h — the chat samples (ms-swift / TRL `messages` JSONL): the system text,
-// the user prompt (task, declarations, current LEIR, strategy menu) and the assistant answer
-// `<think>CoT</think><answer>{JSON}</answer>`, for single- and multi-answer samples.
-//
-// Also the inverse of the prompt layout (parse_user_prompt), so that a sample can be checked or
-// replayed from the JSONL alone. The wording is ours; the answer keys are the reference's.
+// dataset/chat_format.h — the chat samples (ms-swift / TRL `messages` JSONL): the system and
+// user messages come from prompt/chat_prompt.h (the one prompt of export, evaluation and
+// search); this file adds the assistant answer `<think>CoT</think><answer>{JSON}</answer>` for
+// single- and multi-answer samples and writes the JSONL line. The answer keys are the reference's.
 #pragma once
 
 #include <string>
@@ -11,30 +9,22 @@
 #include <vector>
 
 #include "dataset/record.h"
+#include "prompt/chat_prompt.h"
 #include "support/error.h"
 
 namespace steptp::dataset {
 
-std::string_view system_prompt();
-
-// The strategy names offered to the model: every registered strategy, in registry order.
-std::vector<std::string> strategy_menu();
-
-// `n_answers` 0 asks for one answer (a JSON object); n ≥ 2 asks for at least n (a JSON list).
-std::string user_prompt(const StepRecord& r, const std::vector<std::string>& menu, int n_answers);
+// The prompt of a record's original program: its workload, declarations and body, and the
+// strategy steps of its provenance (synthetic dead-code injection is data augmentation, not a
+// step the model took, so it is not shown). `n_answers` 1 asks for one answer (a JSON object);
+// n >= 2 asks for at least n (a JSON list).
+prompt::PromptInput prompt_input(const StepRecord& r, int n_answers);
+std::string user_prompt(const StepRecord& r, int n_answers);
 std::string assistant_single(const StepRecord& r);
 std::string assistant_multi(const std::vector<const StepRecord*>& labels);
 
 // One JSONL line (no trailing newline): {"messages":[system, user, assistant]}.
 std::string chat_line(std::string_view user, std::string_view assistant);
-
-struct PromptParts {
-  std::string model;
-  std::string declarations;  // declaration lines, newline-terminated
-  std::string program;       // the current LEIR body
-};
-// Reads back what user_prompt() wrote. Errors: "bad_prompt".
-Result<PromptParts> parse_user_prompt(std::string_view prompt);
 
 struct AnswerParts {
   std::string think;

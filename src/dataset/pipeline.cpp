@@ -57,7 +57,7 @@ json fingerprint(const GenerateOptions& g) {
           {"verify_seeds", g.verify_seeds},
           {"instance_work_budget", g.instance_work_budget},
           {"with_lowered", g.with_lowered},
-          {"strategies", strategy_menu()}};
+          {"strategies", prompt::strategy_menu()}};
 }
 
 fs::path checkpoint_path(const fs::path& out, const WorkUnit& u) {
@@ -220,12 +220,11 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
   for (size_t i : unique) splits[held_out.count(records[i].workload) ? 1 : 0].records.push_back(i);
 
   // 4. Filter, draw and render.
-  const std::vector<std::string> menu = strategy_menu();
   std::vector<int64_t> single_lengths, multi_lengths;
   int64_t singles = 0, hard_singles = 0, labels = 0, hard_labels = 0;
   std::map<size_t, std::string> archive_split, archive_verdict;
   std::map<size_t, int64_t> archive_multi;
-  const std::string system(system_prompt());
+  const std::string system(prompt::system_message());
   for (Split& split : splits) {
     split.verdicts = filter_single(records, split.records, options.filter, split.name);
     split.multi = draw_multi(records, split.records, options.filter, split.name);
@@ -237,7 +236,7 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
       archive_verdict[i] = std::string(filter_verdict_name(split.verdicts[k]));
       ++st.filter_verdicts[archive_verdict[i]];
       if (split.verdicts[k] != FilterVerdict::kKept) continue;
-      const std::string user = user_prompt(r, menu, 0);
+      const std::string user = user_prompt(r, 1);
       const std::string assistant = assistant_single(r);
       single_text += chat_line(user, assistant) + "\n";
       single_lengths.push_back(estimated_tokens(system) + estimated_tokens(user) +
@@ -258,7 +257,7 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
         ++st.per_strategy[records[i].strategy].multi_labels;
         count_label(records[i], labels, hard_labels);
       }
-      const std::string user = user_prompt(*ls.front(), menu, static_cast<int>(ls.size()));
+      const std::string user = user_prompt(*ls.front(), static_cast<int>(ls.size()));
       const std::string assistant = assistant_multi(ls);
       multi_text += chat_line(user, assistant) + "\n";
       multi_lengths.push_back(estimated_tokens(system) + estimated_tokens(user) +

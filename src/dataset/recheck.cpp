@@ -38,7 +38,7 @@ std::string recheck_line(const std::string& text, const verify::VerifyOptions& v
     if (!m[i].is_object() || m[i].value("role", "") != roles[i] || !m[i].contains("content") ||
         !m[i].at("content").is_string())
       return fmt::format("message {} is not a {} message", i, roles[i]);
-  auto prompt = parse_user_prompt(m[1]["content"].get<std::string>());
+  auto prompt = prompt::parse_user_message(m[1]["content"].get<std::string>());
   if (!prompt) return prompt.error().render();
   auto original = leir::parse_program(prompt->declarations + prompt->program + "\n");
   if (!original) return "original: " + original.error().render();

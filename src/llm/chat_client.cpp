@@ -99,6 +99,8 @@ struct AttemptResult {
   bool retryable = false;
   double retry_after_s = -1;  // from a Retry-After header, when given
   double seconds = 0;
+  int http_status = 0;        // 0: no HTTP response
+  std::string body;           // the response body as received (capped)
 };
 
 bool retryable_status(int status) { return status == 408 || status == 429 || status >= 500; }
@@ -132,6 +134,7 @@ std::string chat_request_body(const std::string& model, const std::vector<ChatMe
   body["max_tokens"] = params.max_tokens;
   if (params.top_p) body["top_p"] = *params.top_p;
   if (params.seed) body["seed"] = *params.seed;
+  if (params.response_format) body["response_format"] = *params.response_format;
   body["stream"] = false;
   // Model text may hold any bytes; replace invalid UTF-8 rather than throw.
   return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -188,7 +191,9 @@ struct ChatClient::Impl {
 
   Impl(ParsedUrl u, int concurrency) : url(std::move(u)), gate(concurrency) {}
 
-  AttemptResult attempt(const ClientOptions& o, const std::string& body) const {
+  // One HTTP exchange: POST `body` to the completions path, or GET `get_path` when given.
+  AttemptResult attempt(const ClientOptions& o, const std::string& body,
+                        const std::string& get_path = "") const {
     AttemptResult out;
     httplib::Client http(fmt::format("{}://{}:{}", url.scheme, url.host, url.port));
     auto to_duration = [](double s) {
@@ -199,12 +204,12 @@ struct ChatClient::Impl {
     http.set_write_timeout(to_duration(std::max(o.read_timeout_s, 1.0)));
 
     httplib::Request req;
-    req.method = "POST";
-    req.path = url.path;
-    req.headers.emplace("Content-Type", "application/json");
+    req.method = get_path.empty() ? "POST" : "GET";
+    req.path = get_path.empty() ? url.path : get_path;
+    if (get_path.empty()) req.headers.emplace("Content-Type", "application/json");
     req.headers.emplace("Accept", "application/json");
     if (!o.api_key.empty()) req.headers.emplace("Authorization", "Bearer " + o.api_key);
-    req.body = body;
+    if (get_path.empty()) req.body = body;
     std::string received;
     bool too_large = false;
     req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
@@ -220,6 +225,8 @@ struct ChatClient::Impl {
     auto start = Clock::now();
     bool sent = http.send(req, res, err);
     out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    out.body = received.substr(0, 1u << 20);
+    if (sent) out.http_status = res.status;
 
     if (too_large) {
       out.result = Error::make("llm_too_large",
@@ -254,7 +261,7 @@ struct ChatClient::Impl {
       }
       out.result = Error::make("llm_connection",
                                fmt::format("request to {}://{}:{}{} failed: {}", url.scheme,
-                                           url.host, url.port, url.path, httplib::to_string(err)));
+                                           url.host, url.port, req.path, httplib::to_string(err)));
       return out;
     }
     if (res.status < 200 || res.status >= 300) {
@@ -269,9 +276,12 @@ struct ChatClient::Impl {
                                                        body_excerpt(received)));
       return out;
     }
-    out.result = parse_chat_response(received);
+    if (get_path.empty()) out.result = parse_chat_response(received);
+    else out.result = Completion{};
     return out;
   }
+
+  std::atomic<bool> cancelled{false};
 };
 
 ChatClient::ChatClient(ClientOptions options, std::unique_ptr<Impl> impl)
@@ -302,6 +312,30 @@ std::string ChatClient::endpoint() const {
                      impl_->url.path);
 }
 
+namespace {
+
+Error cancelled_error() {
+  return Error::make("llm_cancelled", "not sent: an earlier request showed the endpoint unusable");
+}
+
+// Sleeps `seconds` in short slices, returning early (false) when the client is cancelled.
+bool sleep_unless_cancelled(double seconds, const std::atomic<bool>& cancelled) {
+  auto until = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < until) {
+    if (cancelled) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return !cancelled;
+}
+
+nlohmann::json body_as_json(const std::string& body) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_discarded()) return j;
+  return body_excerpt(body);
+}
+
+}  // namespace
+
 Result<Completion> ChatClient::complete(const std::vector<ChatMessage>& messages,
                                         const SamplingParams& params) {
   if (params.n < 1 || params.max_tokens < 1)
@@ -309,14 +343,17 @@ Result<Completion> ChatClient::complete(const std::vector<ChatMessage>& messages
   const std::string body = chat_request_body(options_.model, messages, params);
   double backoff = options_.backoff_initial_s;
   int attempts = 0;
+  int64_t call = 0;
   {
     std::lock_guard lock(impl_->mu);
-    ++impl_->usage.calls;
+    call = ++impl_->usage.calls;
   }
   while (true) {
+    if (impl_->cancelled) return cancelled_error();
     impl_->gate.acquire();
-    AttemptResult a = impl_->attempt(options_, body);
+    AttemptResult a = impl_->cancelled ? AttemptResult{} : impl_->attempt(options_, body);
     impl_->gate.release();
+    if (impl_->cancelled && a.http_status == 0 && !a.result.ok()) return cancelled_error();
     ++attempts;
     const bool retry = !a.result.ok() && a.retryable && attempts <= options_.max_retries;
     {
@@ -336,6 +373,25 @@ Result<Completion> ChatClient::complete(const std::vector<ChatMessage>& messages
         ++u.failures_by_reason[a.result.error().category];
       }
     }
+    if (options_.transcript) {
+      nlohmann::json line = {{"call", call},
+                             {"attempt", attempts},
+                             {"endpoint", endpoint()},
+                             {"model", options_.model},
+                             {"request", nlohmann::json::parse(body, nullptr, false)},
+                             {"http_status", a.http_status},
+                             {"latency_s", a.seconds}};
+      line["response"] = a.body.empty() ? nlohmann::json(nullptr) : body_as_json(a.body);
+      if (a.result.ok())
+        line["usage"] = {{"prompt_tokens", a.result->prompt_tokens},
+                         {"completion_tokens", a.result->completion_tokens},
+                         {"total_tokens", a.result->prompt_tokens + a.result->completion_tokens}};
+      else
+        line["error"] = {{"category", a.result.error().category},
+                         {"message", a.result.error().message},
+                         {"retried", retry}};
+      options_.transcript->append(line);
+    }
     if (a.result.ok()) {
       Completion c = std::move(a.result).value();
       c.attempts = attempts;
@@ -348,9 +404,78 @@ Result<Completion> ChatClient::complete(const std::vector<ChatMessage>& messages
     }
     double wait = a.retry_after_s >= 0 ? a.retry_after_s : backoff;
     wait = std::min(wait, options_.backoff_max_s);
-    if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    if (wait > 0 && !sleep_unless_cancelled(wait, impl_->cancelled)) return cancelled_error();
     backoff = std::min(backoff * 2, options_.backoff_max_s);
   }
+}
+
+Result<void> ChatClient::check_endpoint() {
+  std::string models_path = impl_->url.path;
+  const std::string_view suffix = "/chat/completions";
+  models_path = models_path.substr(0, models_path.size() - suffix.size()) + "/models";
+  double backoff = options_.backoff_initial_s;
+  for (int attempt = 1;; ++attempt) {
+    AttemptResult a = impl_->attempt(options_, "", models_path);
+    if (a.http_status == 404 || a.http_status == 405) return {};  // no such route: nothing to check
+    if (a.http_status >= 200 && a.http_status < 300) {
+      nlohmann::json j = nlohmann::json::parse(a.body, nullptr, false);
+      std::vector<std::string> ids;
+      if (j.is_object() && j.contains("data") && j["data"].is_array())
+        for (const nlohmann::json& m : j["data"])
+          if (m.is_object() && m.contains("id") && m["id"].is_string())
+            ids.push_back(m["id"].get<std::string>());
+      if (ids.empty() || std::find(ids.begin(), ids.end(), options_.model) != ids.end()) return {};
+      return Error::make("llm_unknown_model",
+                         fmt::format("{} does not serve model '{}' (it serves: {})", endpoint(),
+                                     options_.model, fmt::join(ids, ", ")));
+    }
+    const bool retry = a.retryable && attempt <= options_.max_retries;
+    if (!retry) {
+      Error e = a.http_status != 0
+                    ? Error::make("llm_http", fmt::format("HTTP {} from {}: {}", a.http_status,
+                                                          models_path, body_excerpt(a.body)))
+                    : std::move(a.result).error();
+      if (attempt > 1) e.message += fmt::format(" (after {} attempts)", attempt);
+      return e;
+    }
+    if (!sleep_unless_cancelled(std::min(backoff, options_.backoff_max_s), impl_->cancelled))
+      return cancelled_error();
+    backoff = std::min(backoff * 2, options_.backoff_max_s);
+  }
+}
+
+void ChatClient::cancel() { impl_->cancelled = true; }
+
+bool is_endpoint_failure(const Error& e) {
+  return e.category == "llm_connection" || e.category == "llm_timeout" ||
+         e.category == "llm_http" || e.category == "llm_bad_response" ||
+         e.category == "llm_config" || e.category == "llm_unknown_model" ||
+         e.category == "llm_cancelled";
+}
+
+Result<std::shared_ptr<Transcript>> Transcript::open(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr)
+    return Error::make("io_error", fmt::format("cannot write the transcript {}", path));
+  return std::shared_ptr<Transcript>(new Transcript(f));
+}
+
+Transcript::~Transcript() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void Transcript::append(const nlohmann::json& line) {
+  const std::string text =
+      line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::lock_guard lock(mu_);
+  std::fwrite(text.data(), 1, text.size(), file_);
+  std::fflush(file_);
+  ++lines_;
+}
+
+int64_t Transcript::lines() const {
+  std::lock_guard lock(mu_);
+  return lines_;
 }
 
 std::vector<Result<Completion>> ChatClient::complete_batch(

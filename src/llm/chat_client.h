@@ -4,16 +4,20 @@
 //
 // It knows nothing about LEIR or answers: it moves messages and text. Every failure is a typed
 // Error ("llm_config", "llm_connection", "llm_timeout", "llm_http", "llm_bad_response",
-// "llm_too_large"); nothing a server sends can crash it. The API key is never logged or rendered.
+// "llm_too_large", "llm_unknown_model", "llm_cancelled"); nothing a server sends can crash it. The API key is never logged or rendered.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "support/error.h"
 
@@ -30,6 +34,8 @@ struct SamplingParams {
   int max_tokens = 8192;
   std::optional<double> top_p;
   std::optional<int64_t> seed;  // forwarded when set; servers may ignore it
+  // Sent as "response_format" when set (constrained decoding), e.g. {"type":"json_schema",...}.
+  std::optional<nlohmann::json> response_format;
 };
 
 struct ClientOptions {
@@ -45,6 +51,25 @@ struct ClientOptions {
   double backoff_max_s = 30.0;        // ... up to this (also caps a server's Retry-After)
   int concurrency = 4;                // requests in flight at once, over all callers
   size_t max_response_bytes = 64u << 20;
+  // Appends one JSONL line per HTTP attempt (request, response, latency, token usage); null: none.
+  std::shared_ptr<class Transcript> transcript;
+};
+
+// A JSONL file of every request and response, appended and flushed line by line so that what
+// was written survives a crash or an abort. Thread-safe.
+class Transcript {
+ public:
+  // Errors: "io_error" when the file cannot be opened for writing.
+  static Result<std::shared_ptr<Transcript>> open(const std::string& path);
+  ~Transcript();
+  void append(const nlohmann::json& line);
+  int64_t lines() const;
+
+ private:
+  explicit Transcript(std::FILE* file) : file_(file) {}
+  mutable std::mutex mu_;
+  std::FILE* file_;
+  int64_t lines_ = 0;
 };
 
 // The key from STEPTP_API_KEY, else OPENAI_API_KEY, else empty.
@@ -94,6 +119,16 @@ class ChatClient {
       const std::vector<std::vector<ChatMessage>>& conversations, const SamplingParams& params,
       const std::function<void(size_t, const Result<Completion>&)>& on_done = nullptr);
 
+  // Asks the server which models it serves (GET .../v1/models), with the client's retries:
+  // "llm_connection"/"llm_timeout" when it cannot be reached, "llm_unknown_model" when it
+  // lists models and ours is not one of them. A server without that route (404/405) passes.
+  // Run it before a long job so that a wrong endpoint fails in seconds, not after the first batch.
+  Result<void> check_endpoint();
+
+  // Makes every call in flight or still to come fail at once with "llm_cancelled" (retries
+  // and backoff waits stop too). Used when one call's failure means the endpoint is unusable.
+  void cancel();
+
   Usage usage() const;
   const ClientOptions& options() const { return options_; }
   std::string endpoint() const;  // "http://host:port/v1/chat/completions" (no key)
@@ -104,6 +139,10 @@ class ChatClient {
   ClientOptions options_;
   std::unique_ptr<Impl> impl_;
 };
+
+// Whether an error means the endpoint itself is unusable (no server, refused connection,
+// timeouts, HTTP errors, garbage instead of a completion) rather than a model answering badly.
+bool is_endpoint_failure(const Error& e);
 
 // The JSON body of a request (exposed for tests and for logging a request without its key).
 std::string chat_request_body(const std::string& model, const std::vector<ChatMessage>& messages,

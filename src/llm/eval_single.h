@@ -1,10 +1,12 @@
-// llm/eval_single.h — single-step evaluation: send each record's prompt to a model, parse the
-// answer, and score it (parsed → well-formed → equivalent to the original → strategy named
-// correctly), with pass rates overall and per strategy and failures by reason.
+// llm/eval_single.h — single-step evaluation on the splits `build-dataset` writes: every
+// distinct prompt is one question, asked once; the model's answer is parsed, checked to be a
+// legal step of the strategy it names, verified equivalent, and matched against every reference
+// answer the split holds for that prompt.
 //
-// Records are chat JSONL (docs/llm.md): {"messages":[...], "original_program": "...",
-// "expected_strategy": "..." | [...], "id": ...}. Scoring never trusts the answer: every
-// candidate goes through the verifier against the record's original program.
+// Records are chat JSONL ({"messages":[system, user, assistant]}); the original program is read
+// back from the user message (prompt/chat_prompt.h) or taken from an "original_program" field.
+// Scoring never trusts the answer, and never trusts the references either: both go through the
+// same checks. A server that cannot be used is an error; a model that answers badly is counted.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "leir/ir.h"
 #include "llm/answer_parser.h"
 #include "llm/chat_client.h"
 #include "support/error.h"
@@ -23,71 +26,99 @@
 
 namespace steptp::llm {
 
-struct EvalRecord {
-  std::string id;                    // the record's "id", else "line N"
-  std::vector<ChatMessage> prompt;   // every message before the final assistant message
-  std::string reference_answer;      // the final assistant message ("" when absent)
-  std::string original_program;      // a .leir program file (declarations + body)
-  std::vector<std::string> expected_strategies;  // one for single-answer records, ≥1 for multi
-  bool multi = false;                // the reference answer is a list
+// One reference answer: a strategy and the program it gives (canonical, declarations included).
+struct Reference {
+  std::string strategy;
+  leir::Program program;
 };
 
-// Parses JSONL text; blank lines are skipped. Errors are "bad_record" naming the line: not
-// JSON, no user message, no original_program (or one that does not parse), no expected strategy
-// (neither the field nor a parseable reference answer).
-Result<std::vector<EvalRecord>> parse_eval_records(std::string_view jsonl,
-                                                   const StrategyNames& known,
-                                                   std::string_view file = "<data>");
+struct EvalQuestion {
+  std::string id;                     // the first record's "id", else "line N"
+  std::vector<ChatMessage> prompt;    // the messages sent: every message before the answer
+  std::string task;                   // the workload named by the prompt ("" if unknown)
+  leir::Program original;
+  int asked = 1;                      // answers the prompt asks for (>= 2: a list)
+  std::vector<Reference> references;  // of every record with this prompt, de-duplicated
+  std::vector<std::string> reference_answers;  // raw assistant texts, in record order
+  int records = 0;                    // records that share this prompt
+  bool multi() const { return asked >= 2; }
+};
 
-struct RecordOutcome {
-  std::string id;
-  std::string bucket;                 // the expected strategy, or "(multi)"
-  bool answered = false;              // the server returned a completion
-  bool parsed = false;
-  bool well_formed = false;           // every candidate parses and is well formed
-  bool equivalent = false;            // every candidate is verified equivalent and changed
-  bool strategy_correct = false;      // every candidate names one of the expected strategies
-  std::string failure;                // first failing stage's reason; "" when everything passed
-  std::string detail;                 // its message
-  std::vector<std::string> named_strategies;
-  bool passed() const { return failure.empty(); }
+// Reads chat JSONL into questions (records with byte-identical prompts merged, in order of
+// first appearance; blank lines skipped). Errors are "bad_record" naming file and line: not
+// JSON, no messages, no user message, an original program that cannot be read, a reference
+// answer that does not parse.
+Result<std::vector<EvalQuestion>> read_eval_questions(std::string_view jsonl,
+                                                      const StrategyNames& known,
+                                                      std::string_view file = "<data>");
+
+struct CandidateOutcome {
+  std::string claimed;   // the strategy the answer names
+  std::string step;      // the legal site that gives the program ("" when none does)
+  bool legal = false;    // a site of the claimed strategy turns the original into it
+  bool equivalent = false;
+  bool matched = false;  // (claimed, program) is one of the question's references
+  std::string failure;   // why it is not correct ("" when it is)
+  std::string detail;
   nlohmann::json to_json() const;
 };
 
-struct StageCounts {
-  int64_t records = 0, answered = 0, parsed = 0, well_formed = 0, equivalent = 0,
-          strategy_correct = 0, passed = 0;
-  void add(const RecordOutcome& o);
-  nlohmann::json to_json() const;  // counts and rates
+struct QuestionOutcome {
+  std::string id;
+  std::string task;
+  int asked = 1;
+  bool answered = false;    // the server returned a completion
+  bool parsed = false;      // the answer's JSON was readable
+  bool legal = false;       // every candidate is a legal step (and there are enough)
+  bool equivalent = false;  // every candidate is verified equivalent
+  bool matched = false;     // every candidate matches a reference
+  bool correct = false;     // all of the above
+  std::string failure;      // the first reason it is not correct
+  std::string detail;
+  std::vector<CandidateOutcome> candidates;
+  nlohmann::json to_json() const;
+};
+
+struct RateCounts {
+  int64_t total = 0, parsed = 0, legal = 0, equivalent = 0, matched = 0, correct = 0;
+  nlohmann::json to_json() const;
 };
 
 struct EvalOptions {
   SamplingParams sampling;
   verify::VerifyOptions verify;
-  StrategyNames known;                 // names an answer may use
-  std::string default_system;          // prepended when a record has no system message ("" = no)
-  size_t limit = 0;                    // evaluate only the first N records (0 = all)
+  StrategyNames known;        // names an answer may use
+  std::string default_system; // prepended when a question has no system message ("" = none)
+  size_t limit = 0;           // evaluate only the first N questions (0 = all)
 };
 
 struct EvalReport {
-  StageCounts overall;
-  std::map<std::string, StageCounts> per_strategy;
+  RateCounts overall;                          // over questions
+  std::map<std::string, RateCounts> per_strategy;  // over candidates, by the strategy named
   std::map<std::string, int64_t> failures_by_reason;
   Usage usage;
   double seconds = 0;
-  std::vector<RecordOutcome> records;  // input order
-  nlohmann::json to_json(bool with_records) const;
-  std::string render() const;          // a table for people
+  int64_t records = 0;                  // records behind the questions evaluated
+  std::vector<QuestionOutcome> questions;  // input order
+  // {"questions", "correct", "accuracy", "records", "rates", "per_strategy", "failures_by_reason",
+  //  "usage", "seconds"} (+ "per_question" when asked).
+  nlohmann::json to_json(bool per_question) const;
+  std::string render() const;  // a table for people
 };
 
-// Scores one model answer against one record (no network): the core of the evaluation.
-RecordOutcome score_answer(const EvalRecord& record, std::string_view answer,
-                           const EvalOptions& options);
+// Scores one answer text against one question (no network): the core of the evaluation.
+QuestionOutcome score_answer(const EvalQuestion& question, std::string_view answer,
+                             const EvalOptions& options);
 
-// Runs the evaluation with the client's concurrency; `progress(done, total)` is called after
-// each record from a worker thread, serialised.
-EvalReport evaluate_single_step(ChatClient& client, const std::vector<EvalRecord>& records,
-                                const EvalOptions& options,
-                                const std::function<void(size_t, size_t)>& progress = nullptr);
+// Aggregates scored questions into a report (overall, per strategy, failures by reason).
+EvalReport summarize(std::vector<QuestionOutcome> outcomes, const std::vector<EvalQuestion>& qs);
+
+// Asks the model every question with the client's concurrency and scores the answers as they
+// arrive. `progress(done, total, correct)` is called after each question, serialised. Errors:
+// the endpoint is unusable (is_endpoint_failure): the remaining requests are cancelled and the
+// error names the endpoint.
+Result<EvalReport> evaluate_single_step(
+    ChatClient& client, const std::vector<EvalQuestion>& questions, const EvalOptions& options,
+    const std::function<void(size_t, size_t, int64_t)>& progress = nullptr);
 
 }  // namespace steptp::llm

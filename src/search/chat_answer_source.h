@@ -1,10 +1,12 @@
 // search/chat_answer_source.h — the llm policy's AnswerSource over an OpenAI-compatible server
-// (llm::ChatClient): one chat request per policy call, n samples, the system prompt of the
-// multi-step search.
+// (llm::ChatClient): the prompt module's system and user messages, n samples per policy call.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "llm/chat_client.h"
 #include "search/llm_policy.h"
@@ -12,10 +14,10 @@
 namespace steptp::search {
 
 struct ChatSourceOptions {
-  std::string system_prompt = "You are a helpful IR optimization assistant.";
   double temperature = 0.3;
   int max_tokens = 16384;
   int64_t seed = 42;
+  std::optional<nlohmann::json> response_format;  // constrained decoding, when set
 };
 
 class ChatAnswerSource final : public AnswerSource {
@@ -23,9 +25,12 @@ class ChatAnswerSource final : public AnswerSource {
   ChatAnswerSource(std::unique_ptr<llm::ChatClient> client, ChatSourceOptions options)
       : client_(std::move(client)), options_(std::move(options)) {}
   // Each choice's content; a choice with empty content falls back to its reasoning text (some
-  // servers put everything there), which llm::parse_answer then searches for the answer.
-  Result<std::vector<std::string>> answers(const std::string& prompt, int n) override;
+  // servers put everything there), which llm::parse_answer then searches for the answer. A
+  // server that returns fewer than n choices (many ignore "n") is asked again, with the next
+  // seeds, until n answers are in.
+  Result<std::vector<std::string>> answers(const prompt::PromptInput& question, int n) override;
   llm::Usage usage() const { return client_->usage(); }
+  llm::ChatClient& client() { return *client_; }
 
  private:
   std::unique_ptr<llm::ChatClient> client_;

@@ -26,7 +26,7 @@ std::string CompiledEvaluator::verify_engine() const {
   return std::string(verify::engine_name(engine_));
 }
 
-Verdict CompiledEvaluator::verify(const leir::Program& candidate) {
+const verify::Verifier& CompiledEvaluator::verifier() {
   if (!verifier_) {
     verify::VerifyOptions o;
     o.num_seeds = options_.verify_seeds;
@@ -34,8 +34,18 @@ Verdict CompiledEvaluator::verify(const leir::Program& candidate) {
     o.engine = engine_;
     verifier_ = std::make_unique<verify::Verifier>(initial_, o);
   }
-  verify::VerifyReport report = verifier_->check(candidate);
+  return *verifier_;
+}
+
+Verdict CompiledEvaluator::verify(const leir::Program& candidate) {
+  verify::VerifyReport report = verifier().check(candidate);
   return Verdict{std::string(verify::status_name(report.status)), report.message};
+}
+
+std::optional<Verdict> CompiledEvaluator::check_initial() {
+  const std::optional<verify::VerifyReport>& failure = verifier().original_failure();
+  if (!failure) return std::nullopt;
+  return Verdict{std::string(verify::status_name(failure->status)), failure->message};
 }
 
 Result<double> CompiledEvaluator::measure(const leir::Program& program) {

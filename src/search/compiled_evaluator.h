@@ -34,6 +34,7 @@ class CompiledEvaluator final : public Evaluator {
   CompiledEvaluator(leir::Program initial, CompiledEvaluatorOptions options);
   Verdict verify(const leir::Program& candidate) override;
   Result<double> measure(const leir::Program& program) override;
+  std::optional<Verdict> check_initial() override;
   // "interpreter" or "compiled": the engine verification uses.
   std::string verify_engine() const;
 
@@ -42,6 +43,7 @@ class CompiledEvaluator final : public Evaluator {
   CompiledEvaluatorOptions options_;
   verify::Engine engine_;
   std::unique_ptr<verify::Verifier> verifier_;  // built on first use (runs the original)
+  const verify::Verifier& verifier();
 };
 
 }  // namespace steptp::search

@@ -19,6 +19,7 @@ class CudaEvaluator final : public Evaluator {
  public:
   CudaEvaluator(leir::Program initial, CompiledEvaluatorOptions options, std::string work_dir);
   Verdict verify(const leir::Program& candidate) override { return cpu_.verify(candidate); }
+  std::optional<Verdict> check_initial() override { return cpu_.check_initial(); }
   // Mean kernel time per run over `timing.repeats` runs after the harness's warm-up, as the
   // median of three harness runs. Errors: "compile_error" (emit or nvcc), "run_error".
   Result<double> measure(const leir::Program& program) override;

@@ -128,6 +128,7 @@ std::vector<int> Engine::expand(int id, int n) {
     child.speedup = baseline_ms() / *time;
     // A policy's promise only ever raises a child's rank (and a broken one is ignored).
     child.promise = std::isfinite(proposal.promise) && proposal.promise > 1 ? proposal.promise : 1;
+    child.claim = proposal.claim;
     nodes_.push_back(std::move(child));
     const Node& added = nodes_.back();
     node(id).children.push_back(added.id);
@@ -135,6 +136,7 @@ std::vector<int> Engine::expand(int id, int n) {
     if (added.speedup > node(best_).speedup) best_ = added.id;
   }
   events_.push_back(std::move(event));
+  if (on_expand_) on_expand_(*this);
   return events_.back().children;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,6 +39,9 @@ struct Proposal {
   // a factorization remove a pow) measures no faster by itself; the beam ranks its children by
   // measured speedup times this promise, so that such a step survives to take its follow-up.
   double promise = 1.0;
+  // What the policy said the step was, where that is not the step itself: a model's raw claim
+  // ("llm:loop_tiling") beside the registered step identified from its program. Empty otherwise.
+  std::string claim;
 
   Proposal(std::string s, Result<leir::Program> p) : step(std::move(s)), program(std::move(p)) {}
 };
@@ -85,6 +89,9 @@ class Evaluator {
   // Median run time in milliseconds; an Error's category ("compile_error", ...) is counted as the
   // failure reason.
   virtual Result<double> measure(const leir::Program& program) = 0;
+  // Why the initial program itself is not a valid program to search from (it reads outside a
+  // tensor, leaves an output incomplete, ...), or nullopt. Asked once, before any search.
+  virtual std::optional<Verdict> check_initial() { return std::nullopt; }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -118,6 +125,7 @@ struct Node {
   double time_ms = 0;
   double speedup = 1;               // baseline time / time
   double promise = 1;               // the proposal's promise (see Proposal)
+  std::string claim;                // the proposal's claim (see Proposal)
   std::vector<int> children;
   std::set<std::string> tried;      // steps proposed from here
   std::vector<std::string> failures;
@@ -174,6 +182,8 @@ class Engine {
   const std::vector<Event>& events() const { return events_; }
   const std::string& method() const { return method_; }
   std::string_view policy_name() const { return policy_.name(); }
+  // Called after every expansion (for progress output); may be null.
+  void set_on_expand(std::function<void(const Engine&)> f) { on_expand_ = std::move(f); }
 
  private:
   Engine(Policy& policy, Evaluator& evaluator, SearchOptions options, std::string method);
@@ -193,6 +203,7 @@ class Engine {
   int best_ = 0;
   SearchStats stats_;
   std::vector<Event> events_;
+  std::function<void(const Engine&)> on_expand_;
 };
 
 }  // namespace steptp::search

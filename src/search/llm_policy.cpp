@@ -1,58 +1,38 @@
-// search/llm_policy.cpp — the llm policy: the prompt and the answer parsing are the llm
-// module's (llm/prompts.h, llm/answer_parser.h), so search, eval-single and the dataset ask
-// and read models the same way.
+// search/llm_policy.cpp — the llm policy: the prompt is the prompt module's and the answer
+// parsing the llm module's, so search, eval-single and the dataset ask and read models the same
+// way.
 #include "search/llm_policy.h"
-
-#include <cctype>
 
 #include "leir/parser.h"
 #include "llm/answer_parser.h"
-#include "llm/prompts.h"
+#include "llm/chat_client.h"
+#include "llm/registered_names.h"
+#include "strategy/identify_step.h"
 
 namespace steptp::search {
-namespace {
 
-// "step: reason" (the engine's failure text) → the step and the reason. Step labels contain ':'
-// (llm:collect) but never ": ", so the first ": " separates them.
-llm::FailedAttempt failed_attempt(const std::string& failure) {
-  const size_t separator = failure.find(": ");
-  if (separator == std::string::npos) return {"", failure, ""};
-  return {failure.substr(0, separator), failure.substr(separator + 2), ""};
-}
-
-// "beam" → "beam search"; names that already say what they are stay as they are.
-std::string method_text(std::string_view method) {
-  if (method.empty()) return "";
-  if (method == "mcts") return "Monte Carlo tree search";
-  return std::string(method) + " search";
-}
-
-}  // namespace
-
-std::string multi_step_prompt(const PolicyRequest& r, std::string_view workload) {
-  llm::MultiStepPrompt in;
-  in.task = std::string(workload);
-  in.method = method_text(r.method);
-  in.current = r.program;
-  if (in.current.decls.empty()) in.current.decls = r.initial.decls;
-  for (const std::string& step : r.trace) in.path.push_back({step, std::nullopt});
-  in.current_speedup = r.speedup;
-  for (const std::string& f : r.failures) in.failed.push_back(failed_attempt(f));
-  in.target = llm::Target::kCpu;
-  in.menu = llm::registered_strategy_menu();
-  in.num_answers = r.n;
-  return llm::multi_step_prompt(in);
+prompt::PromptInput search_prompt_input(const PolicyRequest& r, std::string_view workload) {
+  leir::Program current = r.program;
+  if (current.decls.empty()) current.decls = r.initial.decls;
+  return prompt::prompt_input(std::string(workload), current, r.trace, 1);
 }
 
 std::vector<Proposal> LlmPolicy::propose(const PolicyRequest& request) {
   std::vector<Proposal> out;
+  if (fatal_) return out;
   Result<std::vector<std::string>> texts =
-      source_.answers(multi_step_prompt(request, workload_), request.n);
+      source_.answers(search_prompt_input(request, workload_), request.n);
   if (!texts.ok()) {
+    if (llm::is_endpoint_failure(texts.error())) {
+      fatal_ = texts.error();
+      return out;
+    }
     out.emplace_back("llm:call", Error::make("llm_call_error", texts.error().render()));
     return out;
   }
   static const llm::StrategyNames known = llm::registered_strategy_names();
+  leir::Program current = request.program;
+  if (current.decls.empty()) current.decls = request.initial.decls;
   for (const std::string& text : *texts) {
     Result<llm::ParsedAnswer> parsed = llm::parse_answer(text, known);
     if (!parsed.ok()) {
@@ -60,17 +40,24 @@ std::vector<Proposal> LlmPolicy::propose(const PolicyRequest& request) {
       continue;
     }
     for (llm::Candidate& c : parsed->candidates) {
-      std::string step = "llm:" + c.applied_strategy;  // a canonical registered name
+      const std::string claim = "llm:" + c.applied_strategy;  // a canonical registered name
       Result<leir::Program> program = leir::parse_program(c.transformed_ir, "<model answer>");
       if (!program.ok()) {
-        out.emplace_back(step, Error::make("leir_parse_error", program.error().render()));
+        out.emplace_back(claim, Error::make("leir_parse_error", program.error().render()));
         continue;
       }
       leir::Program p = std::move(program).value();
       // A bare body is normal (the prompt shows the declarations separately); declarations the
       // model did write are kept, and the verifier rejects them if they differ.
       if (p.decls.empty()) p.decls = request.initial.decls;
-      out.emplace_back(step, std::move(p));
+      auto step = strategy::identify_step(current, p, c.applied_strategy, {.any_strategy = true});
+      if (!step) {
+        out.emplace_back(claim, std::move(p));
+        continue;
+      }
+      Proposal proposal(step->site, std::move(p));
+      proposal.claim = claim;
+      out.push_back(std::move(proposal));
     }
   }
   return out;

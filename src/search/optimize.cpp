@@ -2,6 +2,10 @@
 #include "search/optimize.h"
 
 #include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
 #include <filesystem>
 #include <memory>
 
@@ -33,7 +37,25 @@ int default_proposals(Algorithm a) {
 struct PolicyBundle {
   std::unique_ptr<AnswerSource> source;
   std::unique_ptr<Policy> policy;
+  LlmPolicy* llm = nullptr;  // the policy, when it is the llm policy
+  std::string endpoint;
 };
+
+// One line on stderr per expansion: where the search stands and how long it has run.
+std::function<void(const Engine&)> progress_printer(const std::string& workload) {
+  auto start = std::chrono::steady_clock::now();
+  return [workload, start](const Engine& e) {
+    const SearchStats& s = e.stats();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << fmt::format("optimize {}: expansion {}, policy calls {}/{}, candidates {}/{} "
+                             "({} accepted), best {:.2f}x, {:.1f} s\n",
+                             workload, e.events().size(), s.policy_calls,
+                             e.options().budget.policy_calls, s.candidates,
+                             e.options().budget.candidates, s.accepted,
+                             e.node(e.best()).speedup, elapsed);
+  };
+}
 
 Result<PolicyBundle> make_policy(const OptimizeOptions& o, const Problem& problem) {
   PolicyBundle b;
@@ -54,12 +76,33 @@ Result<PolicyBundle> make_policy(const OptimizeOptions& o, const Problem& proble
     c.base_url = o.endpoint;
     c.model = o.model;
     c.api_key = llm::api_key_from_environment();
+    c.max_retries = o.llm.retries;
+    c.read_timeout_s = o.llm.timeout_s;
+    c.connect_timeout_s = o.llm.connect_timeout_s;
+    if (!o.llm.transcript.empty()) {
+      auto transcript = llm::Transcript::open(o.llm.transcript);
+      if (!transcript.ok()) return std::move(transcript).error();
+      c.transcript = std::move(transcript).value();
+    }
     Result<std::unique_ptr<llm::ChatClient>> client = llm::ChatClient::create(c);
     if (!client.ok()) return std::move(client).error();
+    // A wrong endpoint or model fails here, in seconds, not after the baseline is measured.
+    if (Result<void> reachable = (*client)->check_endpoint(); !reachable.ok()) {
+      Error e = std::move(reachable).error();
+      e.message = fmt::format("endpoint {}: {}", (*client)->endpoint(), e.message);
+      return e;
+    }
     ChatSourceOptions so;
     so.seed = static_cast<int64_t>(o.seed);
-    b.source = std::make_unique<ChatAnswerSource>(std::move(client).value(), so);
-    b.policy = std::make_unique<LlmPolicy>(*b.source, problem.name);
+    so.temperature = o.llm.temperature;
+    so.max_tokens = o.llm.max_tokens;
+    so.response_format = o.llm.response_format;
+    auto source = std::make_unique<ChatAnswerSource>(std::move(client).value(), so);
+    auto policy = std::make_unique<LlmPolicy>(*source, problem.name);
+    b.llm = policy.get();
+    b.endpoint = source->client().endpoint();
+    b.source = std::move(source);
+    b.policy = std::move(policy);
   } else {
     return Error::make("bad_flags", "unknown policy '" + o.policy +
                                         "' (expected llm, enumerate, random or cost)");
@@ -104,13 +147,24 @@ Result<OptimizeResult> optimize(const std::string& spec, const OptimizeOptions& 
     evaluator = std::move(cpu);
   }
 
+  if (std::optional<Verdict> bad = evaluator->check_initial())
+    return Error::make("bad_program", fmt::format("the start program is not valid ({}): {}",
+                                                  bad->status, bad->message));
+
   SearchOptions so = o.search;
   so.proposals = o.proposals > 0 ? o.proposals : default_proposals(o.algorithm);
   Result<std::unique_ptr<Engine>> engine =
       Engine::create(problem->program, *policy->policy, *evaluator, so,
                      std::string(algorithm_name(o.algorithm)));
   if (!engine.ok()) return std::move(engine).error();
+  if (o.progress) (*engine)->set_on_expand(progress_printer(problem->name));
   run(o.algorithm, **engine);
+  if (policy->llm != nullptr && policy->llm->fatal_error()) {
+    Error e = *policy->llm->fatal_error();
+    e.message = fmt::format("endpoint {}: {} (the search stopped after {} policy calls)",
+                            policy->endpoint, e.message, (*engine)->stats().policy_calls);
+    return e;
+  }
 
   RunInfo info;
   info.workload = problem->name;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,16 @@
 #include "search/problem.h"
 
 namespace steptp::search {
+
+struct LlmOptions {
+  double temperature = 0.3;
+  int max_tokens = 4096;
+  double timeout_s = 600;         // read timeout per request
+  double connect_timeout_s = 5;
+  int retries = 3;
+  std::string transcript;         // JSONL of every request and response ("" = none)
+  std::optional<nlohmann::json> response_format;  // constrained decoding
+};
 
 struct OptimizeOptions {
   Algorithm algorithm = Algorithm::kBeam;
@@ -36,7 +47,9 @@ struct OptimizeOptions {
   std::string python = "/usr/bin/python3";
   std::string endpoint;           // llm policy
   std::string model;
+  LlmOptions llm;                 // llm policy: sampling, retries, transcript
   std::string cuda_work_dir;      // where CUDA binaries go (default: a temp dir)
+  bool progress = false;          // a line on stderr after every expansion
 };
 
 struct OptimizeResult {
@@ -46,8 +59,10 @@ struct OptimizeResult {
   double speedup = 1;             // best over the naive baseline
 };
 
-// Errors: bad input (unknown workload, unreadable file, unknown policy, no GPU for cuda, no
-// endpoint for llm) or an initial program that cannot be measured.
+// Errors, all found before the search starts unless said otherwise: bad input (unknown workload,
+// unreadable file, unknown policy, no GPU for cuda, no endpoint for llm, an invalid start
+// program: "bad_program"), an endpoint that cannot be used (llm::is_endpoint_failure; also when
+// it fails during the search, which then stops), or an initial program that cannot be measured.
 Result<OptimizeResult> optimize(const std::string& spec, const OptimizeOptions& options);
 
 }  // namespace steptp::search

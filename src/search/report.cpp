@@ -47,11 +47,13 @@ nlohmann::json report_json(const Engine& engine, const RunInfo& info) {
   for (int id : path_to(engine, best.id)) {
     if (id == 0) continue;
     const Node& n = engine.node(id);
-    steps.push_back({{"step", n.trace.back()},
-                     {"time_ms", n.time_ms},
-                     {"speedup", n.speedup},
-                     {"promise", n.promise},
-                     {"program", leir::print_program(n.program)}});
+    nlohmann::json step = {{"step", n.trace.back()},
+                           {"time_ms", n.time_ms},
+                           {"speedup", n.speedup},
+                           {"promise", n.promise},
+                           {"program", leir::print_program(n.program)}};
+    if (!n.claim.empty()) step["claim"] = n.claim;
+    steps.push_back(std::move(step));
   }
   // Every accepted node, so a run can be analysed (and the tree shape of MCTS seen).
   nlohmann::json tree = nlohmann::json::array();
@@ -188,6 +190,7 @@ std::string report_markdown(const Engine& engine, const RunInfo& info) {
   for (size_t i = 1; i < path.size(); ++i) {
     const Node& n = engine.node(path[i]);
     md += fmt::format("{}. `{}` — {:.4f} ms, {:.2f}×", i, n.trace.back(), n.time_ms, n.speedup);
+    if (!n.claim.empty()) md += fmt::format(" (the model's claim: `{}`)", n.claim);
     // Why the beam kept a step that measured no faster (engine.h, Proposal::promise).
     if (n.promise > 1) md += fmt::format(" (the policy promised {:.2f}× more)", n.promise);
     md += "\n";

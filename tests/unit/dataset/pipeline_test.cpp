@@ -144,7 +144,7 @@ void expect_chat_schema(const fs::path& file, bool multi) {
       ASSERT_TRUE(item.at("transformed_IR").is_string());
       EXPECT_NE(strategy::find_strategy(item["applied_strategy"].get<std::string>()), nullptr);
     }
-    auto prompt = parse_user_prompt(m[1]["content"].get<std::string>());
+    auto prompt = prompt::parse_user_message(m[1]["content"].get<std::string>());
     ASSERT_TRUE(prompt.ok());
     EXPECT_FALSE(prompt->declarations.empty());
   }

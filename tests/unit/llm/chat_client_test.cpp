@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -295,6 +296,84 @@ TEST(ChatClient, ApiKeyComesFromStepTpVariableFirst) {
   ::unsetenv("STEPTP_API_KEY");
   ::unsetenv("OPENAI_API_KEY");
   EXPECT_EQ(api_key_from_environment(), "");
+}
+
+}  // namespace
+}  // namespace steptp::llm
+
+namespace steptp::llm {
+namespace {
+
+TEST(ChatClientEndpoint, AServedModelPassesAndAnUnknownOneIsNamed) {
+  FakeServer server([](const FakeRequest&) { return FakeReply::text("ok"); });
+  ASSERT_TRUE(server.start().ok());
+  ClientOptions o;
+  o.base_url = server.base_url();
+  o.model = "fake";
+  EXPECT_TRUE((*ChatClient::create(o))->check_endpoint().ok());
+  o.model = "gpt-9";
+  Result<void> r = (*ChatClient::create(o))->check_endpoint();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().category, "llm_unknown_model");
+  EXPECT_NE(r.error().message.find("it serves: fake"), std::string::npos) << r.error().message;
+}
+
+TEST(ChatClientEndpoint, NothingListeningFailsWithinSecondsAfterBoundedRetries) {
+  ClientOptions o;
+  o.base_url = "http://127.0.0.1:1";
+  o.model = "m";
+  o.max_retries = 2;
+  o.backoff_initial_s = 0.05;
+  auto start = std::chrono::steady_clock::now();
+  Result<void> r = (*ChatClient::create(o))->check_endpoint();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().category, "llm_connection");
+  EXPECT_NE(r.error().message.find("after 3 attempts"), std::string::npos) << r.error().message;
+  EXPECT_TRUE(is_endpoint_failure(r.error()));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(ChatClientTranscript, OneLinePerRequestWithTokenCounts) {
+  const std::string path = ::testing::TempDir() + "/steptp_transcript.jsonl";
+  FakeServer server([](const FakeRequest& req) {
+    if (req.index == 1) return FakeReply::http_error(503);
+    return FakeReply::completion({"hi"}, 7, 3);
+  });
+  ASSERT_TRUE(server.start().ok());
+  ClientOptions o;
+  o.base_url = server.base_url();
+  o.model = "fake";
+  o.max_retries = 1;
+  o.backoff_initial_s = 0.01;
+  o.transcript = std::move(Transcript::open(path)).value();
+  auto client = std::move(ChatClient::create(o)).value();
+  ASSERT_TRUE(client->complete({{"user", "a"}}).ok());
+  ASSERT_TRUE(client->complete({{"user", "b"}}).ok());  // 503, then a retry that succeeds
+  std::ifstream in(path);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["usage"]["prompt_tokens"], 7);
+  EXPECT_EQ(lines[0]["usage"]["completion_tokens"], 3);
+  EXPECT_EQ(lines[0]["request"]["messages"][0]["content"], "a");
+  EXPECT_EQ(lines[1]["http_status"], 503);
+  EXPECT_EQ(lines[1]["error"]["retried"], true);
+  EXPECT_EQ(lines[2]["attempt"], 2);
+  EXPECT_GE(lines[2]["latency_s"].get<double>(), 0.0);
+}
+
+TEST(ChatClientCancel, CallsAfterCancelFailAtOnce) {
+  FakeServer server([](const FakeRequest&) { return FakeReply::text("ok"); });
+  ASSERT_TRUE(server.start().ok());
+  ClientOptions o;
+  o.base_url = server.base_url();
+  o.model = "fake";
+  auto client = std::move(ChatClient::create(o)).value();
+  client->cancel();
+  auto r = client->complete({{"user", "a"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().category, "llm_cancelled");
+  EXPECT_EQ(server.requests_seen(), 0);
 }
 
 }  // namespace

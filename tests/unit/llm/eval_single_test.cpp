@@ -1,14 +1,18 @@
-// Tests of single-step evaluation: reading records, scoring answers, and whole runs against the
-// fake server (oracle → 100%, garbage → 0%, a scripted mix → exact counts by reason).
+// Single-step evaluation: reading questions (records that share a prompt are one question),
+// scoring answers stage by stage (parsed, legal step, verified equivalent, matched), and whole
+// runs against the fake server (oracle 100%, garbage 0%, a dead endpoint an error).
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "leir/parser.h"
+#include "leir/printer.h"
 #include "llm/eval_single.h"
 #include "llm/fake_server.h"
-#include "llm/prompts.h"
+#include "llm/registered_names.h"
+#include "strategy/registry.h"
 
 namespace steptp::llm {
 namespace {
@@ -22,10 +26,10 @@ std::string read_text(const std::string& path) {
 
 const std::string kDataPath = std::string(STEPTP_SOURCE_DIR) + "/tests/data/llm/single_step.jsonl";
 
-std::vector<EvalRecord> load_records() {
-  auto r = parse_eval_records(read_text(kDataPath), registered_strategy_names(), kDataPath);
+std::vector<EvalQuestion> load_questions() {
+  auto r = read_eval_questions(read_text(kDataPath), registered_strategy_names(), kDataPath);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().render());
-  return r.ok() ? std::move(r).value() : std::vector<EvalRecord>{};
+  return r.ok() ? std::move(r).value() : std::vector<EvalQuestion>{};
 }
 
 EvalOptions options() {
@@ -50,105 +54,139 @@ ClientOptions client_options(const FakeServer& s) {
   return o;
 }
 
-TEST(EvalRecords, ReadsTheTestDataset) {
-  std::vector<EvalRecord> records = load_records();
-  ASSERT_EQ(records.size(), 5u);
-  EXPECT_EQ(records[0].id, "matmul-reorder");
-  ASSERT_EQ(records[0].prompt.size(), 2u);  // system + user; the assistant is the reference
-  EXPECT_EQ(records[0].prompt[0].role, "system");
-  EXPECT_EQ(records[0].expected_strategies, std::vector<std::string>{"loop_reorder"});
-  EXPECT_FALSE(records[0].multi);
-  EXPECT_EQ(records[1].expected_strategies, std::vector<std::string>{"online_softmax"});
-  EXPECT_TRUE(records[4].multi);
-  EXPECT_EQ(records[4].expected_strategies,
-            (std::vector<std::string>{"loop_reorder", "loop_split"}));
+std::string answer(const std::string& strategy, const std::string& ir) {
+  nlohmann::json a = {{"applied_strategy", strategy}, {"transformed_IR", ir}};
+  return "<answer>" + a.dump() + "</answer>";
 }
 
-TEST(EvalRecords, RejectsBadRecordsNamingTheLine) {
+TEST(EvalQuestions, ReadsTheTestDataset) {
+  std::vector<EvalQuestion> qs = load_questions();
+  ASSERT_EQ(qs.size(), 5u);
+  EXPECT_EQ(qs[0].id, "matmul-reorder");
+  ASSERT_EQ(qs[0].prompt.size(), 2u);  // system + user; the assistant is the reference
+  EXPECT_EQ(qs[0].prompt[0].role, "system");
+  ASSERT_EQ(qs[0].references.size(), 1u);
+  EXPECT_EQ(qs[0].references[0].strategy, "loop_reorder");
+  EXPECT_EQ(qs[0].asked, 1);
+  EXPECT_EQ(qs[4].asked, 2);  // its reference answer is a list of two
+  ASSERT_EQ(qs[4].references.size(), 2u);
+}
+
+TEST(EvalQuestions, RecordsWithTheSamePromptAreOneQuestionWithEveryReference) {
+  std::string text = read_text(kDataPath);
+  std::string first = text.substr(0, text.find('\n') + 1);
+  // The same prompt again with another legal answer (a loop split of the same program).
+  nlohmann::json j = nlohmann::json::parse(first);
+  auto original = leir::parse_program(j["original_program"].get<std::string>());
+  ASSERT_TRUE(original.ok());
+  const strategy::Strategy* split = strategy::find_strategy("loop_split");
+  auto sites = strategy::feasible_sites(*split, *original);
+  ASSERT_FALSE(sites.empty());
+  auto after = split->apply(*original, sites.front());
+  ASSERT_TRUE(after.ok());
+  j["messages"].back()["content"] = answer("loop_split", leir::print_body(after->blocks));
+  auto qs = read_eval_questions(first + j.dump() + "\n", registered_strategy_names());
+  ASSERT_TRUE(qs.ok()) << qs.error().render();
+  ASSERT_EQ(qs->size(), 1u);
+  EXPECT_EQ((*qs)[0].records, 2);
+  EXPECT_EQ((*qs)[0].references.size(), 2u);
+  // Either reference answer is right.
+  for (const std::string& ref : (*qs)[0].reference_answers)
+    EXPECT_TRUE(score_answer((*qs)[0], ref, options()).correct);
+}
+
+TEST(EvalQuestions, RejectsBadRecordsNamingTheLine) {
   const StrategyNames known = registered_strategy_names();
   const std::string ok_messages = R"("messages":[{"role":"user","content":"q"}])";
-  const std::string prog = R"("original_program":"input A f64[2]\noutput C f64[2]\nB^{2}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx};];")";
+  const std::string prog =
+      R"("original_program":"input A f64[2]\noutput C f64[2]\nB^{2}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx};];")";
   for (std::string bad : {
            std::string("not json"),
-           "{" + prog + ",\"expected_strategy\":\"loop_split\"}",                   // no messages
-           "{" + ok_messages + ",\"expected_strategy\":\"loop_split\"}",            // no original
-           "{" + ok_messages + "," + prog + "}",                                    // no expectation
-           "{" + ok_messages + "," + prog + ",\"expected_strategy\":\"warp_magic\"}",
-           "{" + ok_messages + R"(,"original_program":"B^{2}_{tx=0}[","expected_strategy":"loop_split"})",
-           R"({"messages":[{"role":"assistant","content":"a"}],)" + prog +
-               R"(,"expected_strategy":"loop_split"})",
+           "{" + prog + "}",                                              // no messages
+           "{" + ok_messages + "}",  // a prompt that is not steptp's, and no original_program
+           "{" + ok_messages + R"(,"original_program":"B^{2}_{tx=0}[")" + "}",
+           R"({"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"junk"}],)" +
+               prog + "}",                                            // unreadable reference
+           R"({"messages":[{"role":"assistant","content":"a"}],)" + prog + "}",  // no user
        }) {
-    auto r = parse_eval_records("\n" + bad + "\n", known, "d.jsonl");
+    auto r = read_eval_questions("\n" + bad + "\n", known, "d.jsonl");
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.error().category, "bad_record");
     EXPECT_NE(r.error().message.find("d.jsonl:2"), std::string::npos) << r.error().message;
   }
 }
 
-TEST(ScoreAnswer, ReferenceAnswersPassEveryStage) {
-  for (const EvalRecord& rec : load_records()) {
-    RecordOutcome o = score_answer(rec, rec.reference_answer, options());
-    EXPECT_TRUE(o.passed()) << rec.id << ": " << o.failure << " " << o.detail;
-    EXPECT_TRUE(o.parsed && o.well_formed && o.equivalent && o.strategy_correct) << rec.id;
+TEST(ScoreAnswer, ReferenceAnswersAreCorrect) {
+  for (const EvalQuestion& q : load_questions()) {
+    QuestionOutcome o = score_answer(q, q.reference_answers.front(), options());
+    EXPECT_TRUE(o.correct) << q.id << ": " << o.failure << " " << o.detail;
+    EXPECT_TRUE(o.parsed && o.legal && o.equivalent && o.matched) << q.id;
   }
 }
 
 TEST(ScoreAnswer, EachStageFailsWithItsReason) {
-  std::vector<EvalRecord> records = load_records();
-  const EvalRecord& relu = records[2];  // relu-split
-  auto answer = [](std::string strategy, std::string ir) {
-    return "<answer>{\"applied_strategy\":\"" + strategy + "\",\"transformed_IR\":\"" + ir +
-           "\"}</answer>";
-  };
-  RecordOutcome o = score_answer(relu, "no idea", options());
+  std::vector<EvalQuestion> qs = load_questions();
+  const EvalQuestion& relu = qs[2];  // relu-split
+  QuestionOutcome o = score_answer(relu, "no idea", options());
   EXPECT_EQ(o.failure, "no_answer_block");
   EXPECT_FALSE(o.parsed);
 
-  o = score_answer(relu, answer("loop_split", "B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}="), options());
-  EXPECT_EQ(o.failure, "parse_error");
+  o = score_answer(relu, answer("loop_split", "B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}="),
+                   options());
+  EXPECT_EQ(o.failure, "leir_parse_error");
   EXPECT_TRUE(o.parsed);
-  EXPECT_FALSE(o.well_formed);
+  EXPECT_FALSE(o.legal);
 
-  o = score_answer(relu, answer("loop_split",
-                                "B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},1);];"),
-                   options());
-  EXPECT_EQ(o.failure, "mismatch");
-  EXPECT_TRUE(o.well_formed);
+  o = score_answer(
+      relu, answer("loop_split", "B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},1);];"),
+      options());
+  EXPECT_EQ(o.failure, "illegal_step");
+  EXPECT_FALSE(o.legal);
   EXPECT_FALSE(o.equivalent);
-  EXPECT_TRUE(o.strategy_correct);
 
-  o = score_answer(relu, answer("loop_split",
-                                "B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},0);];"),
-                   options());
+  o = score_answer(relu, answer("loop_split", leir::print_body(relu.original.blocks)), options());
   EXPECT_EQ(o.failure, "unchanged");
 
-  o = score_answer(relu, answer("loop_tiling",
-                                "B^{16}_{tx=0}L^{8}_{g=0}L^{8}_{a=0}[C^{f64,g}_{tx,g*8+a}=max(A^{f64,g}_{tx,g*8+a},0);];"),
-                   options());
-  EXPECT_EQ(o.failure, "wrong_strategy");
+  // The reference program under another strategy's name is not a step of that strategy.
+  const std::string reference_ir = leir::print_body(relu.references[0].program.blocks);
+  o = score_answer(relu, answer("loop_tiling", reference_ir), options());
+  EXPECT_EQ(o.failure, "illegal_step");
   EXPECT_TRUE(o.equivalent);
-  EXPECT_FALSE(o.strategy_correct);
+  EXPECT_FALSE(o.matched);
+
+  // A legal, equivalent step that is not a reference answer.
+  const strategy::Strategy* split = strategy::find_strategy("loop_split");
+  for (const strategy::Site& site : strategy::feasible_sites(*split, relu.original)) {
+    auto after = split->apply(relu.original, site);
+    ASSERT_TRUE(after.ok());
+    if (*after == relu.references[0].program) continue;
+    o = score_answer(relu, answer("loop_split", leir::print_body(after->blocks)), options());
+    EXPECT_EQ(o.failure, "no_match") << site.to_string();
+    EXPECT_TRUE(o.legal && o.equivalent);
+    EXPECT_EQ(o.candidates.at(0).step, site.to_string());
+    break;
+  }
 }
 
-TEST(ScoreAnswer, MultiAnswerRecordAcceptsAnyExpectedStrategyPerCandidate) {
-  const std::vector<EvalRecord> records = load_records();
-  const EvalRecord& multi = records[4];
-  // The two reference candidates in the other order, as a JSON (not Python) list.
-  auto parsed = parse_answer(multi.reference_answer, registered_strategy_names());
-  ASSERT_TRUE(parsed.ok());
+TEST(ScoreAnswer, AMultiAnswerQuestionNeedsEnoughMatchingCandidatesInAnyOrder) {
+  const std::vector<EvalQuestion> qs = load_questions();
+  const EvalQuestion& multi = qs[4];
   nlohmann::json list = nlohmann::json::array();
-  for (auto it = parsed->candidates.rbegin(); it != parsed->candidates.rend(); ++it)
-    list.push_back({{"applied_strategy", it->applied_strategy}, {"transformed_IR", it->transformed_ir}});
-  RecordOutcome o = score_answer(multi, "<answer>" + list.dump() + "</answer>", options());
-  EXPECT_TRUE(o.passed()) << o.failure << " " << o.detail;
-  EXPECT_EQ(o.named_strategies, (std::vector<std::string>{"loop_split", "loop_reorder"}));
-  EXPECT_EQ(o.bucket, "(multi)");
+  for (auto it = multi.references.rbegin(); it != multi.references.rend(); ++it)
+    list.push_back({{"applied_strategy", it->strategy},
+                    {"transformed_IR", leir::print_body(it->program.blocks)}});
+  QuestionOutcome o = score_answer(multi, "<answer>" + list.dump() + "</answer>", options());
+  EXPECT_TRUE(o.correct) << o.failure << " " << o.detail;
+  list.erase(1);
+  o = score_answer(multi, "<answer>" + list.dump() + "</answer>", options());
+  EXPECT_EQ(o.failure, "too_few");
+  EXPECT_FALSE(o.correct);
 }
 
-TEST(EvalSingle, OracleServerScoresEveryRecord) {
-  std::vector<EvalRecord> records = load_records();
+TEST(EvalSingle, OracleServerAnswersEveryQuestionCorrectly) {
+  std::vector<EvalQuestion> qs = load_questions();
   std::map<std::string, std::string> oracle;
-  for (const EvalRecord& r : records) oracle[user_text(r.prompt)] = r.reference_answer;
+  for (const EvalQuestion& q : qs) oracle[user_text(q.prompt)] = q.reference_answers.front();
   FakeServer server([&](const FakeRequest& req) {
     auto it = oracle.find(user_text(req.messages));
     return it == oracle.end() ? FakeReply::http_error(404) : FakeReply::text(it->second);
@@ -156,104 +194,57 @@ TEST(EvalSingle, OracleServerScoresEveryRecord) {
   ASSERT_TRUE(server.start().ok());
   auto client = ChatClient::create(client_options(server));
   ASSERT_TRUE(client.ok());
-  std::vector<std::pair<size_t, size_t>> progress;
-  EvalReport report = evaluate_single_step(**client, records, options(),
-                                           [&](size_t d, size_t t) { progress.push_back({d, t}); });
-  EXPECT_EQ(report.overall.records, 5);
-  EXPECT_EQ(report.overall.passed, 5);
-  EXPECT_EQ(report.overall.equivalent, 5);
-  EXPECT_TRUE(report.failures_by_reason.empty());
-  EXPECT_EQ(report.per_strategy.at("loop_reorder").passed, 1);
-  EXPECT_EQ(report.per_strategy.at("online_softmax").passed, 1);
-  EXPECT_EQ(report.per_strategy.at("(multi)").passed, 1);
-  EXPECT_EQ(report.usage.calls, 5);
-  ASSERT_EQ(progress.size(), 5u);
-  EXPECT_EQ(progress.back(), (std::pair<size_t, size_t>{5, 5}));
-  EXPECT_DOUBLE_EQ(report.to_json(false)["overall"]["rates"]["passed"].get<double>(), 1.0);
+  std::vector<size_t> progress;
+  auto report = evaluate_single_step(**client, qs, options(),
+                                     [&](size_t d, size_t, int64_t) { progress.push_back(d); });
+  ASSERT_TRUE(report.ok()) << report.error().render();
+  nlohmann::json j = report->to_json(true);
+  EXPECT_EQ(j["questions"], 5);
+  EXPECT_EQ(j["correct"], 5);
+  EXPECT_DOUBLE_EQ(j["accuracy"].get<double>(), 1.0);
+  EXPECT_EQ(j["per_question"].size(), 5u);
+  EXPECT_EQ(report->per_strategy.at("loop_split").matched, 2);
+  EXPECT_EQ(report->usage.calls, 5);
+  EXPECT_EQ(progress.size(), 5u);
   // The system message of a record is forwarded; records without one get none added.
   int with_system = 0;
   for (const FakeRequest& r : server.requests()) with_system += r.messages.front().role == "system";
   EXPECT_EQ(with_system, 1);
 }
 
-TEST(EvalSingle, GarbageServerScoresNothing) {
+TEST(EvalSingle, GarbageAnswersAreCountedNotErrors) {
   FakeServer server([](const FakeRequest& req) {
     return FakeReply::text(req.index % 2 ? "<answer>{\"nope\": 1}</answer>" : "lorem ipsum");
   });
   ASSERT_TRUE(server.start().ok());
   auto client = ChatClient::create(client_options(server));
   ASSERT_TRUE(client.ok());
-  EvalReport report = evaluate_single_step(**client, load_records(), options());
-  EXPECT_EQ(report.overall.records, 5);
-  EXPECT_EQ(report.overall.answered, 5);
-  EXPECT_EQ(report.overall.parsed, 0);
-  EXPECT_EQ(report.overall.passed, 0);
+  auto report = evaluate_single_step(**client, load_questions(), options());
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->overall.total, 5);
+  EXPECT_EQ(report->overall.parsed, 0);
+  EXPECT_EQ(report->overall.correct, 0);
   int64_t failures = 0;
-  for (const auto& [reason, n] : report.failures_by_reason) {
+  for (const auto& [reason, n] : report->failures_by_reason) {
     EXPECT_TRUE(reason == "no_answer_block" || reason == "missing_key") << reason;
     failures += n;
   }
   EXPECT_EQ(failures, 5);
 }
 
-TEST(EvalSingle, MixedServerGivesExactCountsByReason) {
-  std::vector<EvalRecord> records = load_records();
-  // Per record (by id) what the server does.
-  std::map<std::string, std::function<FakeReply(const EvalRecord&)>> script = {
-      {"matmul-reorder", [](const EvalRecord& r) { return FakeReply::text(r.reference_answer); }},
-      {"softmax-online", [](const EvalRecord&) { return FakeReply::http_error(400); }},
-      {"relu-split",
-       [](const EvalRecord&) {
-         return FakeReply::text("<answer>{\"applied_strategy\":\"loop_split\",\"transformed_IR\":"
-                                "\"B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},1);];\"}</answer>");
-       }},
-      {"relu-unroll",
-       [](const EvalRecord& r) {
-         std::string a = r.reference_answer;
-         a.replace(a.find("loop_unrolling"), 14, "loop_vectorization");
-         return FakeReply::text(a);
-       }},
-      {"matmul-multi", [](const EvalRecord&) { return FakeReply::raw("{\"choices\": [}"); }},
-  };
-  std::map<std::string, const EvalRecord*> by_user;
-  for (const EvalRecord& r : records) by_user[user_text(r.prompt)] = &r;
-  FakeServer server([&](const FakeRequest& req) {
-    const EvalRecord* r = by_user.at(user_text(req.messages));
-    return script.at(r->id)(*r);
-  });
+TEST(EvalSingle, AServerErrorEndsTheRunWithAnErrorNamingTheEndpoint) {
+  FakeServer server([](const FakeRequest&) { return FakeReply::http_error(500); });
   ASSERT_TRUE(server.start().ok());
-  auto client = ChatClient::create(client_options(server));
+  ClientOptions o = client_options(server);
+  o.max_retries = 1;
+  o.backoff_initial_s = 0.01;
+  auto client = ChatClient::create(o);
   ASSERT_TRUE(client.ok());
-  EvalReport report = evaluate_single_step(**client, records, options());
-  EXPECT_EQ(report.overall.records, 5);
-  EXPECT_EQ(report.overall.answered, 3);
-  EXPECT_EQ(report.overall.parsed, 3);
-  EXPECT_EQ(report.overall.well_formed, 3);
-  EXPECT_EQ(report.overall.equivalent, 2);        // reorder and the renamed unroll
-  EXPECT_EQ(report.overall.strategy_correct, 2);  // reorder and the mismatching split
-  EXPECT_EQ(report.overall.passed, 1);
-  EXPECT_EQ(report.failures_by_reason,
-            (std::map<std::string, int64_t>{{"llm_http", 1},
-                                            {"mismatch", 1},
-                                            {"wrong_strategy", 1},
-                                            {"llm_bad_response", 1}}));
-  EXPECT_EQ(report.records[1].failure, "llm_http");
-  EXPECT_EQ(report.records[3].failure, "wrong_strategy");
-  EXPECT_EQ(report.usage.failed, 2);
-}
-
-TEST(EvalSingle, LimitEvaluatesOnlyTheFirstRecords) {
-  FakeServer server([](const FakeRequest&) { return FakeReply::text("x"); });
-  ASSERT_TRUE(server.start().ok());
-  auto client = ChatClient::create(client_options(server));
-  ASSERT_TRUE(client.ok());
-  EvalOptions o = options();
-  o.limit = 2;
-  o.default_system = "sys";
-  EvalReport report = evaluate_single_step(**client, load_records(), o);
-  EXPECT_EQ(report.overall.records, 2);
-  EXPECT_EQ(server.requests_seen(), 2);
-  for (const FakeRequest& r : server.requests()) EXPECT_EQ(r.messages.front().role, "system");
+  auto report = evaluate_single_step(**client, load_questions(), options());
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error().category, "llm_http");
+  EXPECT_NE(report.error().message.find(server.base_url()), std::string::npos)
+      << report.error().message;
 }
 
 }  // namespace
