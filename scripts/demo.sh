@@ -20,7 +20,17 @@ if [ ${#examples[@]} -gt 0 ]; then
   "$STEPTP" verify "$f" "$f"
   "$STEPTP" sites "$f" > "$tour" && head -n 5 "$tour"
 fi
+# Real token counts when a tokenizer is at hand (STEPTP_TOKENIZER, else the shared Qwen3 one);
+# without one build-dataset falls back to the bytes / 4 estimate and says so in stats.md.
+# A STEPTP_TOKENIZER that does not exist is an error (build-dataset says so), not a fallback.
+tokenizer_flags=()
+if [ -n "${STEPTP_TOKENIZER:-}" ]; then
+  tokenizer_flags=(--tokenizer "$STEPTP_TOKENIZER")
+elif [ -f ../shared/data/qwen3/tokenizer.json ]; then
+  tokenizer_flags=(--tokenizer ../shared/data/qwen3/tokenizer.json)
+fi
 echo "== build-dataset over the bundled catalog (out: $OUT)"
-"$STEPTP" build-dataset --catalog workloads --out "$OUT" --seed 0 --recheck 500
+"$STEPTP" build-dataset --catalog workloads --out "$OUT" --seed 0 --recheck 500 \
+  "${tokenizer_flags[@]}"
 echo "== $OUT/stats.md (head)"
 head -n 40 "$OUT/stats.md"

@@ -77,6 +77,16 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
                   "Most labels in one multi-answer sample")
       ->capture_default_str()
       ->check(CLI::Range(2, 64));
+  cmd->add_option(
+         "--tokenizer", o.tokenizer_path,
+         "Hugging Face tokenizer.json counting each sample's tokens (Qwen3 chat template); "
+         "without it, the bytes / 4 estimate")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--max-tokens", o.max_tokens,
+                  "Longest sample written, in tokens (the trainer's max length): longer multi "
+                  "samples lose their least informative labels, others are dropped")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   cmd->add_flag("--with-lowered", o.generate.with_lowered,
                 "Store C, CUDA and TIR text of each transformed program in the archive");
   cmd->add_option("--recheck", flags->recheck,
@@ -134,6 +144,14 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
         summary->units, summary->resumed_units, st.units_skipped, st.candidates, st.verified,
         st.unique, st.single_train, st.single_test, st.multi_train, st.multi_test,
         100.0 * st.hard_share_labels, summary->wall_seconds);
+    const dataset::BudgetCounts& b = st.budget;
+    std::cout << fmt::format(
+        "tokens ({}) · budget {} · single p50/p99/max {}/{}/{} · multi p50/p99/max {}/{}/{} · "
+        "single dropped {} · multi reduced {} (-{} labels), dropped {} + {} duplicates\n",
+        st.token_counter, st.max_tokens, st.single_tokens.median, st.single_tokens.p99,
+        st.single_tokens.max, st.multi_tokens.median, st.multi_tokens.p99, st.multi_tokens.max,
+        b.dropped_over_budget_single, b.reduced_multi, b.labels_removed,
+        b.dropped_over_budget_multi, b.dropped_duplicate_multi);
     std::cout << "per strategy (single kept / unique verified):\n";
     for (const auto& [name, c] : st.per_strategy)
       std::cout << fmt::format("  {:<40} {:>6} / {:<6} {}\n", name, c.single_kept, c.unique,

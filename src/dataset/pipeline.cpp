@@ -6,16 +6,19 @@
 #include <tbb/task_arena.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "dataset/chat_format.h"
 #include "dataset/progress.h"
 #include "dataset/seeded_random.h"
+#include "dataset/token_budget.h"
 
 namespace steptp::dataset {
 namespace {
@@ -87,6 +90,49 @@ struct Split {
   std::vector<std::vector<size_t>> multi;
 };
 
+// One multi-answer sample after the token budget: the labels written (ascending record
+// indices; empty when dropped), its line and token count.
+struct FittedMulti {
+  std::vector<size_t> labels;
+  std::string line;
+  int64_t tokens = 0;
+  int64_t removed = 0;  // labels dropped to fit
+};
+
+std::string render_multi(const std::vector<StepRecord>& records, const std::vector<size_t>& labels,
+                         const TokenCounter& counter, int64_t& tokens) {
+  std::vector<const StepRecord*> ls;
+  for (size_t i : labels) ls.push_back(&records[i]);
+  const std::string user = user_prompt(*ls.front(), static_cast<int>(ls.size()));
+  const std::string assistant = assistant_multi(ls);
+  tokens = counter.count(prompt::system_message(), user, assistant);
+  return chat_line(user, assistant);
+}
+
+// The sample as drawn when it fits; else the largest prefix (>= 2) of informativeness_order
+// that fits, rendered in record order (the prompt then asks for that many answers); else none.
+FittedMulti fit_multi(const std::vector<StepRecord>& records, const std::vector<size_t>& sample,
+                      const TokenCounter& counter, int64_t max_tokens) {
+  FittedMulti f;
+  f.line = render_multi(records, sample, counter, f.tokens);
+  if (f.tokens <= max_tokens) {
+    f.labels = sample;
+    return f;
+  }
+  const std::vector<size_t> order = informativeness_order(records, sample);
+  for (size_t k = sample.size() - 1; k >= 2; --k) {
+    std::vector<size_t> keep(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k));
+    std::sort(keep.begin(), keep.end());
+    f.line = render_multi(records, keep, counter, f.tokens);
+    if (f.tokens <= max_tokens) {
+      f.labels = std::move(keep);
+      f.removed = static_cast<int64_t>(sample.size() - k);
+      return f;
+    }
+  }
+  return FittedMulti{};
+}
+
 void count_label(const StepRecord& r, int64_t& labels, int64_t& hard) {
   ++labels;
   if (r.difficulty == "hard") ++hard;
@@ -150,6 +196,14 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
   fs::create_directories(out / "checkpoints", ec);
   if (ec) return Error::make("io_error", "cannot create " + (out / "checkpoints").string());
   const json fp = fingerprint(options.generate);
+  // Loaded before generating, so a bad path fails in seconds rather than after the whole build.
+  TokenCounter counter;
+  if (!options.tokenizer_path.empty()) {
+    auto c = TokenCounter::from_file(options.tokenizer_path);
+    if (!c) return c.error();
+    counter = std::move(*c);
+  }
+  if (options.max_tokens < 1) return Error::make("bad_input", "max_tokens must be positive");
 
   // 1. Resume: every unit with a valid checkpoint is done.
   std::vector<size_t> todo;
@@ -219,51 +273,100 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
   Split splits[2] = {{"train", {}, {}, {}}, {"test", {}, {}, {}}};
   for (size_t i : unique) splits[held_out.count(records[i].workload) ? 1 : 0].records.push_back(i);
 
-  // 4. Filter, draw and render.
+  // 4. Filter, draw, fit to the token budget and render. Counting runs in parallel into
+  // per-sample slots; every decision that depends on order is taken afterwards, in order.
   std::vector<int64_t> single_lengths, multi_lengths;
   int64_t singles = 0, hard_singles = 0, labels = 0, hard_labels = 0;
   std::map<size_t, std::string> archive_split, archive_verdict;
   std::map<size_t, int64_t> archive_multi;
   const std::string system(prompt::system_message());
+  st.token_counter = counter.description();
+  st.max_tokens = options.max_tokens;
+  tbb::task_arena merge_arena(jobs);
   for (Split& split : splits) {
     split.verdicts = filter_single(records, split.records, options.filter, split.name);
     split.multi = draw_multi(records, split.records, options.filter, split.name);
+    std::vector<size_t> kept;  // positions in split.records
+    for (size_t k = 0; k < split.records.size(); ++k)
+      if (split.verdicts[k] == FilterVerdict::kKept) kept.push_back(k);
+    std::vector<std::string> single_lines(kept.size());
+    std::vector<int64_t> single_counts(kept.size());
+    std::vector<FittedMulti> fitted(split.multi.size());
+    merge_arena.execute([&] {
+      tbb::parallel_for(size_t{0}, kept.size(), [&](size_t j) {
+        const StepRecord& r = records[split.records[kept[j]]];
+        const std::string user = user_prompt(r, 1);
+        const std::string assistant = assistant_single(r);
+        single_counts[j] = counter.count(system, user, assistant);
+        single_lines[j] = chat_line(user, assistant);
+      });
+      tbb::parallel_for(size_t{0}, split.multi.size(), [&](size_t j) {
+        fitted[j] = fit_multi(records, split.multi[j], counter, options.max_tokens);
+      });
+    });
+
     std::string single_text, multi_text;
+    std::vector<int64_t> split_single_lengths, split_multi_lengths;
+    size_t next_kept = 0;
     for (size_t k = 0; k < split.records.size(); ++k) {
       const size_t i = split.records[k];
       const StepRecord& r = records[i];
       archive_split[i] = split.name;
       archive_verdict[i] = std::string(filter_verdict_name(split.verdicts[k]));
+      if (split.verdicts[k] == FilterVerdict::kKept) {
+        const size_t j = next_kept++;
+        if (single_counts[j] > options.max_tokens) {
+          archive_verdict[i] = "dropped_over_budget";
+          ++st.budget.dropped_over_budget_single;
+        } else {
+          single_text += single_lines[j] + "\n";
+          split_single_lengths.push_back(single_counts[j]);
+          ++st.per_strategy[r.strategy].single_kept;
+          ++st.single_by_category[r.category];
+          ++st.single_by_difficulty[r.difficulty];
+          ++st.single_by_depth[r.depth];
+          count_label(r, singles, hard_singles);
+          count_label(r, labels, hard_labels);
+          (split.name == "train" ? st.single_train : st.single_test)++;
+        }
+      }
       ++st.filter_verdicts[archive_verdict[i]];
-      if (split.verdicts[k] != FilterVerdict::kKept) continue;
-      const std::string user = user_prompt(r, 1);
-      const std::string assistant = assistant_single(r);
-      single_text += chat_line(user, assistant) + "\n";
-      single_lengths.push_back(estimated_tokens(system) + estimated_tokens(user) +
-                               estimated_tokens(assistant));
-      ++st.per_strategy[r.strategy].single_kept;
-      ++st.single_by_category[r.category];
-      ++st.single_by_difficulty[r.difficulty];
-      ++st.single_by_depth[r.depth];
-      count_label(r, singles, hard_singles);
-      count_label(r, labels, hard_labels);
-      (split.name == "train" ? st.single_train : st.single_test)++;
     }
-    for (const std::vector<size_t>& sample : split.multi) {
-      std::vector<const StepRecord*> ls;
-      for (size_t i : sample) {
-        ls.push_back(&records[i]);
+
+    // draw_multi never repeats a label list, but a reduced sample can equal another sample: the
+    // unreduced samples claim their lists first, then each reduced one, in draw order, is written
+    // only if its list is still free.
+    std::set<std::vector<size_t>> written;
+    for (const FittedMulti& f : fitted)
+      if (!f.labels.empty() && f.removed == 0) written.insert(f.labels);
+    for (FittedMulti& f : fitted) {
+      if (f.labels.empty()) {
+        ++st.budget.dropped_over_budget_multi;
+        continue;
+      }
+      if (f.removed > 0) {
+        if (!written.insert(f.labels).second) {
+          ++st.budget.dropped_duplicate_multi;
+          continue;
+        }
+        ++st.budget.reduced_multi;
+        st.budget.labels_removed += f.removed;
+      }
+      for (size_t i : f.labels) {
         ++archive_multi[i];
         ++st.per_strategy[records[i].strategy].multi_labels;
         count_label(records[i], labels, hard_labels);
       }
-      const std::string user = user_prompt(*ls.front(), static_cast<int>(ls.size()));
-      const std::string assistant = assistant_multi(ls);
-      multi_text += chat_line(user, assistant) + "\n";
-      multi_lengths.push_back(estimated_tokens(system) + estimated_tokens(user) +
-                              estimated_tokens(assistant));
+      multi_text += f.line + "\n";
+      split_multi_lengths.push_back(f.tokens);
       (split.name == "train" ? st.multi_train : st.multi_test)++;
     }
+    single_lengths.insert(single_lengths.end(), split_single_lengths.begin(),
+                          split_single_lengths.end());
+    multi_lengths.insert(multi_lengths.end(), split_multi_lengths.begin(),
+                         split_multi_lengths.end());
+    st.tokens["single_" + split.name] = summarize_lengths(std::move(split_single_lengths));
+    st.tokens["multi_" + split.name] = summarize_lengths(std::move(split_multi_lengths));
     for (const auto& [name, text] : {std::pair{"single_" + split.name + ".jsonl", &single_text},
                                      std::pair{"multi_" + split.name + ".jsonl", &multi_text}}) {
       STEPTP_TRY(write_file_atomic((out / name).string(), *text));

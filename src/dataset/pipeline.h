@@ -3,8 +3,9 @@
 // deterministically into the chat files, the archive and the statistics.
 //
 // Crash-safe and resumable: a rerun reuses every complete checkpoint made with the same
-// settings. The merge only reads checkpoints, so the output bytes depend on the seed and the
-// inputs alone, never on --jobs or on which units were resumed.
+// settings. The merge only reads checkpoints, so the output bytes depend on the seed, the inputs
+// and the token budget alone, never on --jobs or on which units were resumed. No written sample
+// is longer than max_tokens (dataset/token_budget.h).
 #pragma once
 
 #include <string>
@@ -25,6 +26,9 @@ struct BuildOptions {
   int jobs = 0;                        // 0: all cores
   bool include_default_shapes = true;  // under GenerateOptions::instance_work_budget
   bool progress = true;
+  // A Hugging Face tokenizer.json counting every sample's tokens; empty: the bytes / 4 estimate.
+  std::string tokenizer_path;
+  int64_t max_tokens = 10240;  // the trainer's max length; samples over it are reduced or dropped
   GenerateOptions generate;
   FilterOptions filter;
 };

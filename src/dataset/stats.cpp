@@ -11,7 +11,19 @@ namespace {
 std::string percent(double x) { return fmt::format("{:.2f}%", 100.0 * x); }
 
 nlohmann::json lengths_json(const LengthSummary& l) {
-  return {{"count", l.count}, {"mean", l.mean}, {"median", l.median}, {"max", l.max}};
+  return {{"count", l.count},     {"mean", l.mean},       {"p50", l.median},
+          {"p90", l.p90},         {"p99", l.p99},         {"max", l.max},
+          {"over_4k", l.over_4k}, {"over_8k", l.over_8k}, {"over_10k", l.over_10k}};
+}
+
+std::string share(int64_t part, int64_t whole) {
+  return whole ? percent(static_cast<double>(part) / whole) : "-";
+}
+
+std::string lengths_row(std::string_view name, const LengthSummary& l) {
+  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", name, l.count, l.mean,
+                     l.median, l.p90, l.p99, l.max, share(l.over_4k, l.count),
+                     share(l.over_8k, l.count), share(l.over_10k, l.count));
 }
 
 std::string_view difficulty_colour(const std::string& d) {
@@ -30,8 +42,19 @@ LengthSummary summarize_lengths(std::vector<int64_t> lengths) {
   int64_t total = 0;
   for (int64_t l : lengths) total += l;
   s.mean = total / s.count;
-  s.median = lengths[lengths.size() / 2];
+  auto rank = [&](int64_t percent) {  // nearest rank: the ceil(p·n)-th smallest
+    const int64_t r = (percent * s.count + 99) / 100;
+    return lengths[static_cast<size_t>(std::max<int64_t>(r, 1) - 1)];
+  };
+  s.median = rank(50);
+  s.p90 = rank(90);
+  s.p99 = rank(99);
   s.max = lengths.back();
+  for (int64_t l : lengths) {
+    s.over_4k += l > 4096;
+    s.over_8k += l > 8192;
+    s.over_10k += l > 10240;
+  }
   return s;
 }
 
@@ -43,6 +66,9 @@ nlohmann::json to_json(const DatasetStats& s) {
                  {"single_kept", c.single_kept}, {"multi_labels", c.multi_labels}};
   nlohmann::json depth = nlohmann::json::object();
   for (const auto& [d, n] : s.single_by_depth) depth[std::to_string(d)] = n;
+  nlohmann::json tokens{{"single", lengths_json(s.single_tokens)},
+                        {"multi", lengths_json(s.multi_tokens)}};
+  for (const auto& [file, l] : s.tokens) tokens[file] = lengths_json(l);
   return {{"units", s.units},
           {"units_skipped", s.units_skipped},
           {"skipped_units", s.skipped_units},
@@ -65,8 +91,15 @@ nlohmann::json to_json(const DatasetStats& s) {
           {"test_workloads", s.test_workloads},
           {"hard_share_single", s.hard_share_single},
           {"hard_share_labels", s.hard_share_labels},
-          {"estimated_tokens",
-           {{"single", lengths_json(s.single_tokens)}, {"multi", lengths_json(s.multi_tokens)}}}};
+          {"token_budget",
+           {{"counter", s.token_counter},
+            {"max_tokens", s.max_tokens},
+            {"dropped_over_budget_single", s.budget.dropped_over_budget_single},
+            {"reduced_multi", s.budget.reduced_multi},
+            {"labels_removed", s.budget.labels_removed},
+            {"dropped_over_budget_multi", s.budget.dropped_over_budget_multi},
+            {"dropped_duplicate_multi", s.budget.dropped_duplicate_multi}}},
+          {"tokens", tokens}};
 }
 
 std::string to_markdown(const DatasetStats& s) {
@@ -76,13 +109,25 @@ std::string to_markdown(const DatasetStats& s) {
       "|\n| candidates | {} |\n| verified | {} |\n| unique after de-duplication | {} ({} "
       "duplicates) |\n| single samples train / test | {} / {} |\n| multi samples train / test | "
       "{} / {} |\n| workloads train / held out | {} / {} |\n| hard share (single) | {} |\n| hard "
-      "share (all labels) | {} |\n| est. tokens per single sample (mean / median / max) | {} / {} "
-      "/ {} |\n| est. tokens per multi sample (mean / median / max) | {} / {} / {} |\n\n",
+      "share (all labels) | {} |\n\n",
       s.units, s.units_skipped, s.states, s.candidates, s.verified, s.unique, s.duplicates,
       s.single_train, s.single_test, s.multi_train, s.multi_test, s.train_workloads,
-      s.test_workloads.size(), percent(s.hard_share_single), percent(s.hard_share_labels),
-      s.single_tokens.mean, s.single_tokens.median, s.single_tokens.max, s.multi_tokens.mean,
-      s.multi_tokens.median, s.multi_tokens.max);
+      s.test_workloads.size(), percent(s.hard_share_single), percent(s.hard_share_labels));
+  md += fmt::format(
+      "## Tokens per sample\n\nWhole chat (system + user + assistant), counted with {}; every "
+      "written sample is within {} tokens.\n\n| samples | count | mean | p50 | p90 | p99 | max | "
+      "> 4k | > 8k | > 10k |\n|---|---|---|---|---|---|---|---|---|---|\n",
+      s.token_counter, s.max_tokens);
+  for (const char* file : {"single_train", "single_test", "multi_train", "multi_test"})
+    if (auto it = s.tokens.find(file); it != s.tokens.end()) md += lengths_row(file, it->second);
+  md += lengths_row("single (all)", s.single_tokens);
+  md += lengths_row("multi (all)", s.multi_tokens);
+  md += fmt::format(
+      "\n## Token budget\n\n| figure | count |\n|---|---|\n| single dropped over budget | {} "
+      "|\n| multi reduced (fewer labels) | {} |\n| labels removed from those | {} |\n| multi "
+      "dropped over budget | {} |\n| multi dropped as duplicates after reduction | {} |\n\n",
+      s.budget.dropped_over_budget_single, s.budget.reduced_multi, s.budget.labels_removed,
+      s.budget.dropped_over_budget_multi, s.budget.dropped_duplicate_multi);
   md +=
       "## Per strategy\n\n| strategy | category | difficulty | verified | unique | single | "
       "multi labels |\n|---|---|---|---|---|---|---|\n";

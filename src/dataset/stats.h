@@ -1,6 +1,7 @@
 // dataset/stats.h — the statistics of one dataset build: what was tried, verified, rejected (by
 // reason), de-duplicated, filtered and exported, per strategy, category, difficulty and depth,
-// the hard share and token-length estimates; rendered as JSON, Markdown and an SVG bar chart.
+// the hard share, token lengths and the token budget's drops; rendered as JSON, Markdown and an
+// SVG bar chart.
 //
 // Only deterministic figures live here (no wall times), so the files are byte-identical
 // between runs with the same seed and inputs.
@@ -23,13 +24,28 @@ struct StrategyCounts {
   int64_t multi_labels = 0;  // labels inside multi-answer samples (train + test)
 };
 
+// Token lengths of a set of samples; percentiles are nearest-rank (an element of the set).
 struct LengthSummary {
   int64_t count = 0;
   int64_t mean = 0;
-  int64_t median = 0;
+  int64_t median = 0;  // p50
+  int64_t p90 = 0;
+  int64_t p99 = 0;
   int64_t max = 0;
+  int64_t over_4k = 0;  // samples longer than 4096, 8192 and 10240 tokens
+  int64_t over_8k = 0;
+  int64_t over_10k = 0;
 };
 LengthSummary summarize_lengths(std::vector<int64_t> lengths);
+
+// What the token budget (dataset/token_budget.h) did to the samples the filters kept.
+struct BudgetCounts {
+  int64_t dropped_over_budget_single = 0;
+  int64_t reduced_multi = 0;              // multi samples written with fewer labels
+  int64_t labels_removed = 0;             // labels those samples lost
+  int64_t dropped_over_budget_multi = 0;  // no >= 2 label subset fitted
+  int64_t dropped_duplicate_multi = 0;    // a reduced sample equal to another written one
+};
 
 struct DatasetStats {
   int64_t units = 0;
@@ -51,7 +67,11 @@ struct DatasetStats {
   int64_t train_workloads = 0;
   double hard_share_single = 0;  // hard single samples / all single samples
   double hard_share_labels = 0;  // hard labels / all labels (single + multi), as the paper counts
-  LengthSummary single_tokens, multi_tokens;
+  std::string token_counter;     // TokenCounter::description(): which tokenizer counted
+  int64_t max_tokens = 0;        // the budget every written sample is within
+  BudgetCounts budget;
+  LengthSummary single_tokens, multi_tokens;    // written samples, both splits
+  std::map<std::string, LengthSummary> tokens;  // per file: single_train, single_test, multi_...
 };
 
 nlohmann::json to_json(const DatasetStats& s);
