@@ -74,6 +74,23 @@ std::string chat_line(std::string_view user, std::string_view assistant) {
   return line.dump();
 }
 
+nlohmann::json llama_factory_dataset_info() {
+  nlohmann::ordered_json info;
+  for (const char* kind : {"single", "multi"})
+    for (const char* split : {"train", "test"})
+      info[fmt::format("steptp_{}_{}", kind, split)] = {
+          {"file_name", fmt::format("{}_{}.jsonl", kind, split)},
+          {"formatting", "sharegpt"},
+          {"columns", {{"messages", "messages"}}},
+          {"tags",
+           {{"role_tag", "role"},
+            {"content_tag", "content"},
+            {"user_tag", "user"},
+            {"assistant_tag", "assistant"},
+            {"system_tag", "system"}}}};
+  return nlohmann::json::parse(info.dump());
+}
+
 Result<AnswerParts> split_assistant(std::string_view content) {
   bool ok = true;
   AnswerParts a;

@@ -23,6 +23,10 @@ std::string user_prompt(const StepRecord& r, int n_answers);
 std::string assistant_single(const StepRecord& r);
 std::string assistant_multi(const std::vector<const StepRecord*>& labels);
 
+// LLaMA-Factory's dataset_info.json entries for the four chat files (sharegpt formatting of the
+// "messages" column), so that `dataset_dir` can point at the output folder as it is.
+nlohmann::json llama_factory_dataset_info();
+
 // One JSONL line (no trailing newline): {"messages":[system, user, assistant]}.
 std::string chat_line(std::string_view user, std::string_view assistant);
 

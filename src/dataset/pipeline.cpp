@@ -390,7 +390,10 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
   STEPTP_TRY(write_file_atomic((out / "stats.json").string(), to_json(st).dump(2) + "\n"));
   STEPTP_TRY(write_file_atomic((out / "stats.md").string(), to_markdown(st)));
   STEPTP_TRY(write_file_atomic((out / "strategies.svg").string(), strategy_chart_svg(st)));
-  for (const char* f : {"archive.jsonl", "stats.json", "stats.md", "strategies.svg"})
+  STEPTP_TRY(write_file_atomic((out / "dataset_info.json").string(),
+                               llama_factory_dataset_info().dump(2) + "\n"));
+  for (const char* f :
+       {"archive.jsonl", "stats.json", "stats.md", "strategies.svg", "dataset_info.json"})
     summary.files.push_back(f);
   summary.stats = std::move(st);
   summary.wall_seconds =

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 const char* kOutputs[] = {"single_train.jsonl", "single_test.jsonl", "multi_train.jsonl",
                           "multi_test.jsonl",   "archive.jsonl",     "stats.json",
-                          "stats.md",           "strategies.svg"};
+                          "stats.md",           "strategies.svg",    "dataset_info.json"};
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -150,6 +150,16 @@ void expect_chat_schema(const fs::path& file, bool multi) {
   }
   if (!multi) {
     EXPECT_GT(lines, 0) << file;
+  }
+}
+
+TEST_F(PipelineTest, DatasetInfoNamesEveryChatFileForLlamaFactory) {
+  nlohmann::json info = nlohmann::json::parse(slurp(root_ / "a" / "dataset_info.json"));
+  ASSERT_EQ(info.size(), 4u);
+  for (const auto& [name, entry] : info.items()) {
+    EXPECT_TRUE(fs::exists(root_ / "a" / entry.at("file_name").get<std::string>())) << name;
+    EXPECT_EQ(entry.at("formatting"), "sharegpt");
+    EXPECT_EQ(entry.at("columns").at("messages"), "messages");
   }
 }
 
