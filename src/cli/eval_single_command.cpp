@@ -117,11 +117,7 @@ void setup_eval_single_command(CLI::App& app, CommandContext& ctx) {
     }
     auto client = llm::ChatClient::create(client_options);
     if (!client) return fail(client.error());
-    if (auto reachable = (**client).check_endpoint(); !reachable) {
-      Error e = std::move(reachable).error();
-      e.message = fmt::format("endpoint {}: {}", (**client).endpoint(), e.message);
-      return fail(e);
-    }
+    if (auto reachable = (**client).check_endpoint(); !reachable) return fail(reachable.error());
     auto start = std::chrono::steady_clock::now();
     auto last = start - std::chrono::seconds(10);
     auto progress = [&](size_t done, size_t total, int64_t correct) {

@@ -410,6 +410,14 @@ Result<Completion> ChatClient::complete(const std::vector<ChatMessage>& messages
 }
 
 Result<void> ChatClient::check_endpoint() {
+  Result<void> checked = check_models_route();
+  if (checked.ok()) return checked;
+  Error e = std::move(checked).error();
+  e.message = fmt::format("endpoint {}: {}", endpoint(), e.message);
+  return e;
+}
+
+Result<void> ChatClient::check_models_route() {
   std::string models_path = impl_->url.path;
   const std::string_view suffix = "/chat/completions";
   models_path = models_path.substr(0, models_path.size() - suffix.size()) + "/models";
@@ -426,7 +434,7 @@ Result<void> ChatClient::check_endpoint() {
             ids.push_back(m["id"].get<std::string>());
       if (ids.empty() || std::find(ids.begin(), ids.end(), options_.model) != ids.end()) return {};
       return Error::make("llm_unknown_model",
-                         fmt::format("{} does not serve model '{}' (it serves: {})", endpoint(),
+                         fmt::format("it does not serve model '{}' (it serves: {})",
                                      options_.model, fmt::join(ids, ", ")));
     }
     const bool retry = a.retryable && attempt <= options_.max_retries;

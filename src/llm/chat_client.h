@@ -79,6 +79,9 @@ struct Choice {
   std::string content;            // may be empty (a null content)
   std::string reasoning_content;  // vLLM/SGLang reasoning parsers put the think text here
   std::string finish_reason;      // "stop", "length", ... ("" when absent)
+  // The answer text: the content, or the reasoning text when the content is empty (some servers
+  // put everything there; llm::parse_answer then searches it for the answer).
+  const std::string& text() const { return content.empty() ? reasoning_content : content; }
 };
 
 struct Completion {
@@ -123,6 +126,7 @@ class ChatClient {
   // "llm_connection"/"llm_timeout" when it cannot be reached, "llm_unknown_model" when it
   // lists models and ours is not one of them. A server without that route (404/405) passes.
   // Run it before a long job so that a wrong endpoint fails in seconds, not after the first batch.
+  // The error's message starts with "endpoint URL: ".
   Result<void> check_endpoint();
 
   // Makes every call in flight or still to come fail at once with "llm_cancelled" (retries
@@ -136,6 +140,7 @@ class ChatClient {
  private:
   struct Impl;
   ChatClient(ClientOptions options, std::unique_ptr<Impl> impl);
+  Result<void> check_models_route();  // check_endpoint without the endpoint in its messages
   ClientOptions options_;
   std::unique_ptr<Impl> impl_;
 };

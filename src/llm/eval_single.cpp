@@ -130,8 +130,11 @@ void fail(std::string& failure, std::string& detail, std::string reason, std::st
   detail = std::move(text);
 }
 
+// Scores one candidate; `program` receives its parsed program (with the original's
+// declarations when it has none), or stays empty when the IR does not parse.
 CandidateOutcome score_candidate(const EvalQuestion& q, const Candidate& c,
-                                 const verify::Verifier& verifier) {
+                                 const verify::Verifier& verifier,
+                                 std::optional<leir::Program>& parsed_program) {
   CandidateOutcome o;
   o.claimed = c.applied_strategy;
   auto parsed = leir::parse_program(c.transformed_ir, "<answer>");
@@ -139,7 +142,8 @@ CandidateOutcome score_candidate(const EvalQuestion& q, const Candidate& c,
     fail(o.failure, o.detail, "leir_parse_error", parsed.error().render());
     return o;
   }
-  leir::Program program = std::move(parsed).value();
+  parsed_program = std::move(parsed).value();
+  leir::Program& program = *parsed_program;
   if (program.decls.empty()) program.decls = q.original.decls;
   if (program == q.original) {
     fail(o.failure, o.detail, "unchanged", "the answer is the original program");
@@ -243,7 +247,8 @@ QuestionOutcome score_answer(const EvalQuestion& q, std::string_view answer,
   bool legal = true, equivalent = true, matched = true;
   std::vector<leir::Program> distinct;
   for (const Candidate& c : candidates) {
-    CandidateOutcome co = score_candidate(q, c, verifier);
+    std::optional<leir::Program> program;
+    CandidateOutcome co = score_candidate(q, c, verifier, program);
     legal = legal && co.legal;
     equivalent = equivalent && co.equivalent;
     matched = matched && co.matched;
@@ -251,12 +256,8 @@ QuestionOutcome score_answer(const EvalQuestion& q, std::string_view answer,
       fail(o.failure, o.detail, co.failure,
            candidates.size() == 1 ? co.detail
                                   : fmt::format("answer {}: {}", o.candidates.size(), co.detail));
-    if (auto p = leir::parse_program(c.transformed_ir, "<answer>")) {
-      leir::Program program = std::move(p).value();
-      if (program.decls.empty()) program.decls = q.original.decls;
-      if (std::find(distinct.begin(), distinct.end(), program) == distinct.end())
-        distinct.push_back(std::move(program));
-    }
+    if (program && std::find(distinct.begin(), distinct.end(), *program) == distinct.end())
+      distinct.push_back(std::move(*program));
     o.candidates.push_back(std::move(co));
   }
   const bool enough = static_cast<int>(distinct.size()) >= q.asked;
@@ -326,8 +327,7 @@ Result<EvalReport> evaluate_single_step(
     }
     if (r.ok()) {
       const Choice& c = r->choices.front();
-      o = score_answer(questions[i], c.content.empty() ? c.reasoning_content : c.content,
-                       options);
+      o = score_answer(questions[i], c.text(), options);
     } else {
       o.id = questions[i].id;
       o.task = questions[i].task;

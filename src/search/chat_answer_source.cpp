@@ -20,7 +20,7 @@ Result<std::vector<std::string>> ChatAnswerSource::answers(const prompt::PromptI
     if (!completion.ok()) return std::move(completion).error();
     for (const llm::Choice& c : completion->choices)
       if (static_cast<int>(out.size()) < n)
-        out.push_back(c.content.empty() ? c.reasoning_content : c.content);
+        out.push_back(c.text());
   }
   return out;
 }

@@ -24,9 +24,7 @@ class ChatAnswerSource final : public AnswerSource {
  public:
   ChatAnswerSource(std::unique_ptr<llm::ChatClient> client, ChatSourceOptions options)
       : client_(std::move(client)), options_(std::move(options)) {}
-  // Each choice's content; a choice with empty content falls back to its reasoning text (some
-  // servers put everything there), which llm::parse_answer then searches for the answer. A
-  // server that returns fewer than n choices (many ignore "n") is asked again, with the next
+  // Each choice's text (llm::Choice::text). A server that returns fewer than n choices (many ignore "n") is asked again, with the next
   // seeds, until n answers are in.
   Result<std::vector<std::string>> answers(const prompt::PromptInput& question, int n) override;
   llm::Usage usage() const { return client_->usage(); }

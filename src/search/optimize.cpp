@@ -87,11 +87,8 @@ Result<PolicyBundle> make_policy(const OptimizeOptions& o, const Problem& proble
     Result<std::unique_ptr<llm::ChatClient>> client = llm::ChatClient::create(c);
     if (!client.ok()) return std::move(client).error();
     // A wrong endpoint or model fails here, in seconds, not after the baseline is measured.
-    if (Result<void> reachable = (*client)->check_endpoint(); !reachable.ok()) {
-      Error e = std::move(reachable).error();
-      e.message = fmt::format("endpoint {}: {}", (*client)->endpoint(), e.message);
-      return e;
-    }
+    if (Result<void> reachable = (*client)->check_endpoint(); !reachable.ok())
+      return std::move(reachable).error();
     ChatSourceOptions so;
     so.seed = static_cast<int64_t>(o.seed);
     so.temperature = o.llm.temperature;
