@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cli/bundled_data.h"
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/program_input.h"
@@ -38,8 +39,8 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
     bool json = false;
     bool vs_torch = false;
     std::string shapes = "default";
-    std::string workloads_dir = "workloads";
-    std::string torch_script = "python/torch_baseline.py";
+    std::string workloads_dir;  // empty: cli/bundled_data.h finds it
+    std::string torch_script;
     std::string python = "/usr/bin/python3";
     int64_t max_work = 0;
     int64_t max_memory_gib = codegen::CEngineOptions{}.memory_budget_bytes >> 30;
@@ -59,7 +60,8 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
                 "Also time PyTorch eager on the same shapes, dtype and threads");
   cmd->add_option("--shapes", flags->shapes, "Catalog workloads: default | small")
       ->check(CLI::IsMember({"default", "small"}));
-  cmd->add_option("--workloads", flags->workloads_dir, "The catalog folder (catalog.json, graphs/)");
+  cmd->add_option("--catalog", flags->workloads_dir,
+                  "Folder with catalog.json and graphs/ (default: found beside the checkout or install, or $STEPTP_WORKLOADS_DIR)");
   cmd->add_option("--torch-script", flags->torch_script, "Path of torch_baseline.py");
   cmd->add_option("--python", flags->python, "Python with torch (Debian's python3-torch)");
   cmd->add_option("--max-work", flags->max_work,
@@ -73,6 +75,8 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_flag("--json", flags->json, "Machine-readable output");
   cmd->callback([flags, &ctx] {
     const std::string& spec = flags->spec;
+    flags->workloads_dir = catalog_dir(flags->workloads_dir);
+    flags->torch_script = bundled_file(flags->torch_script, "python/torch_baseline.py");
     search::Problem problem;
     if (is_leir_file(spec)) {
       if (flags->vs_torch) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cli/bundled_data.h"
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "dataset/pipeline.h"
@@ -33,8 +34,9 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
       "stats)");
   cmd->add_option("--workloads", o.glob, "Catalog workload names to use (glob)")
       ->capture_default_str();
-  cmd->add_option("--catalog", o.workloads_dir, "Folder with catalog.json and graphs/")
-      ->capture_default_str();
+  o.workloads_dir.clear();
+  cmd->add_option("--catalog", o.workloads_dir,
+                  "Folder with catalog.json and graphs/ (default: found beside the checkout or install, or $STEPTP_WORKLOADS_DIR)");
   cmd->add_option("--out", o.out_dir, "Output folder (checkpoints/ inside it make reruns resume)")
       ->capture_default_str();
   cmd->add_option("--seed", flags->seed, "Seed of every random choice")->capture_default_str();
@@ -98,6 +100,7 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_flag("--json", flags->json, "Print the statistics as JSON");
   cmd->callback([flags, &ctx] {
     dataset::BuildOptions options = flags->options;
+    options.workloads_dir = catalog_dir(options.workloads_dir);
     options.generate.seed = flags->seed;
     options.filter.seed = flags->seed;
     options.include_default_shapes = !flags->small_only;

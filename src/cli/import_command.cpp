@@ -1,7 +1,7 @@
 // cli/import_command.cpp — `steptp import FILE.py|GRAPH.json [--shapes k=v,...] [--dtype D]
 // [-o out.leir]`: a KernelBench problem file is traced by python/steptp_trace.py (run with
 // /usr/bin/python3 as a subprocess), a graph JSON is read directly; either is lowered to LEIR.
-// The tracer directory: $STEPTP_PYTHON_DIR, else next to the executable, else the source tree.
+// The tracer: $STEPTP_PYTHON_DIR/steptp_trace.py, else the bundled one (cli/bundled_data.h).
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/bundled_data.h"
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "frontend/importer.h"
@@ -24,34 +25,28 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// Where python/steptp_trace.py lives; empty when it cannot be found.
-fs::path find_python_dir() {
+// python/steptp_trace.py: in $STEPTP_PYTHON_DIR, else where cli/bundled_data.h finds bundled
+// files; empty when it cannot be found.
+fs::path find_tracer() {
   std::error_code ec;
   if (const char* env = std::getenv("STEPTP_PYTHON_DIR"))
-    if (fs::exists(fs::path(env) / "steptp_trace.py", ec)) return env;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path())
-      if (fs::exists(dir / "python" / "steptp_trace.py", ec)) return dir / "python";
-  // The source tree this binary was built from (this file is src/cli/import_command.cpp).
-  fs::path src = fs::path(__FILE__).parent_path().parent_path().parent_path() / "python";
-  if (fs::exists(src / "steptp_trace.py", ec)) return src;
-  return {};
+    if (fs::exists(fs::path(env) / "steptp_trace.py", ec)) return fs::path(env) / "steptp_trace.py";
+  fs::path found = bundled_file("", "python/steptp_trace.py");
+  return fs::exists(found, ec) ? found : fs::path();
 }
 
 // Runs the tracer; on failure prints its one-line reason and returns false.
 bool trace_file(const std::string& file, const std::string& shapes, const std::string& dtype,
                 std::string& graph_json) {
-  fs::path dir = find_python_dir();
-  if (dir.empty()) {
+  const fs::path tracer = find_tracer();
+  if (tracer.empty()) {
     std::cerr << "steptp: cannot find python/steptp_trace.py (set STEPTP_PYTHON_DIR)\n";
     return false;
   }
   fs::path tmp = fs::temp_directory_path() / ("steptp-import-" + std::to_string(::getpid()));
   fs::create_directories(tmp);
   const fs::path out = tmp / "graph.json", err = tmp / "stderr.txt";
-  std::string cmd = "/usr/bin/python3 " + shell_quote((dir / "steptp_trace.py").string()) + " " +
+  std::string cmd = "/usr/bin/python3 " + shell_quote(tracer.string()) + " " +
                     shell_quote(file) + " --dtype " + shell_quote(dtype) + " -o " +
                     shell_quote(out.string()) + " 2>" + shell_quote(err.string());
   if (!shapes.empty()) cmd += " --shapes " + shell_quote(shapes);

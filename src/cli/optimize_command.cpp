@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 
+#include "cli/bundled_data.h"
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "llm/registered_names.h"
@@ -78,7 +79,10 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
                   "--shapes auto: most statement executions for the default shapes");
   cmd->add_option("--verify-engine", f->verify_engine, "auto | interpreter | compiled")
       ->check(CLI::IsMember({"auto", "interpreter", "compiled"}));
-  cmd->add_option("--workloads", o.workloads_dir, "The catalog folder (catalog.json, graphs/)");
+  o.workloads_dir.clear();
+  o.torch_script.clear();
+  cmd->add_option("--catalog", o.workloads_dir,
+                  "Folder with catalog.json and graphs/ (default: found beside the checkout or install, or $STEPTP_WORKLOADS_DIR)");
   cmd->add_flag("--torch", o.torch, "Also time PyTorch eager (python/torch_baseline.py)");
   cmd->add_option("--torch-script", o.torch_script, "Path of torch_baseline.py");
   cmd->add_option("--endpoint", o.endpoint, "OpenAI-compatible server URL (--policy llm)");
@@ -108,6 +112,8 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
 
   cmd->callback([f, &ctx] {
     search::OptimizeOptions o = f->options;
+    o.workloads_dir = catalog_dir(o.workloads_dir);
+    o.torch_script = bundled_file(o.torch_script, "python/torch_baseline.py");
     o.algorithm = *search::algorithm_from_name(f->search);
     o.policy = f->policy;
     o.search.budget.policy_calls = f->budget;

@@ -1,51 +1,46 @@
 // cli/workloads_command.cpp — `steptp workloads [--level N] [--json]`: lists the bundled
 // catalog (workloads/catalog.json: name, level, category, problem file, default shapes).
-// The catalog directory: $STEPTP_WORKLOADS_DIR, else next to the executable, else the source tree.
-#include <cstdlib>
+// The catalog folder: --catalog, else found as cli/bundled_data.h says.
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/bundled_data.h"
 #include "cli/command.h"
 #include "cli/commands.h"
 
 namespace steptp::cli {
-namespace {
 
 namespace fs = std::filesystem;
-
-fs::path find_catalog() {
-  std::error_code ec;
-  if (const char* env = std::getenv("STEPTP_WORKLOADS_DIR"))
-    if (fs::exists(fs::path(env) / "catalog.json", ec)) return fs::path(env) / "catalog.json";
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path())
-      if (fs::exists(dir / "workloads" / "catalog.json", ec))
-        return dir / "workloads" / "catalog.json";
-  fs::path src = fs::path(__FILE__).parent_path().parent_path().parent_path() / "workloads";
-  if (fs::exists(src / "catalog.json", ec)) return src / "catalog.json";
-  return {};
-}
-
-}  // namespace
 
 void setup_workloads_command(CLI::App& app, CommandContext& ctx) {
   struct Flags {
     int level = 0;
     bool json = false;
+    std::string catalog;
+    bool print_path = false;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand("workloads", "List the bundled workload catalog");
   cmd->add_option("--level", flags->level, "only workloads of this KernelBench level")
       ->check(CLI::Range(1, 3));
   cmd->add_flag("--json", flags->json, "Machine-readable output (one JSON array)");
+  cmd->add_option("--catalog", flags->catalog,
+                  "Folder with catalog.json and graphs/ (default: found beside the checkout or "
+                  "install, or $STEPTP_WORKLOADS_DIR)");
+  cmd->add_flag("--path", flags->print_path, "Print the catalog folder steptp uses, nothing else");
   cmd->callback([flags, &ctx] {
     ctx.exit_code = kExitBadInput;
-    const fs::path path = find_catalog();
-    if (path.empty()) {
-      std::cerr << "steptp: cannot find workloads/catalog.json (set STEPTP_WORKLOADS_DIR)\n";
+    const fs::path dir = catalog_dir(flags->catalog);
+    const fs::path path = dir / "catalog.json";
+    if (flags->print_path) {
+      std::error_code ec;
+      if (!fs::exists(path, ec)) {
+        std::cerr << "steptp: no catalog.json in " << dir.string() << "\n";
+        return;
+      }
+      std::cout << fs::absolute(dir, ec).string() << "\n";
+      ctx.exit_code = kExitOk;
       return;
     }
     std::string text;

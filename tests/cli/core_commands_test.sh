@@ -89,7 +89,7 @@ printf 'input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a}
 expect_exit 2 "huge literal" -- "$STEPTP" check "$TMP/literal.leir"
 
 # optimize: the finalists of the search are measured again and the fastest is reported.
-expect_exit 0 "optimize keeps the fastest of the re-measured finalists" -- "$STEPTP" optimize "$EX/matmul.leir" --budget 4 --repeats 1 --warmup 0 --finalists 2 --confirm-rounds 1 --json
+expect_exit 0 "optimize keeps the fastest of the re-measured finalists" -- "$STEPTP" optimize "$EX/matmul.leir" --budget 4 --repeats 1 --warmup 0 --finalists 2 --confirm-rounds 1 --json --quiet
 /usr/bin/python3 - "$TMP/out" <<'PY' || { echo "FAIL: optimize --json selection"; failures=$((failures + 1)); }
 import json, sys
 r = json.load(open(sys.argv[1]))
