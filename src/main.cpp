@@ -27,6 +27,7 @@ constexpr CommandEntry kCommands[] = {
     {"build-dataset", steptp::cli::setup_build_dataset_command},
     {"eval-single", steptp::cli::setup_eval_single_command},
     {"fake-llm", steptp::cli::setup_fake_llm_command},
+    {"tokens", steptp::cli::setup_tokens_command},
 };
 
 }  // namespace

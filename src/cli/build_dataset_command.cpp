@@ -32,7 +32,7 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
       "build-dataset",
       "Generate, verify, explain, filter and export the step-level dataset (chat JSONL, archive, "
       "stats)");
-  cmd->add_option("--workloads", o.glob, "Catalog workload names to use (glob)")
+  cmd->add_option("--workloads", o.glob, "Catalog workload names to use (globs, comma-separated)")
       ->capture_default_str();
   o.workloads_dir.clear();
   cmd->add_option("--catalog", o.workloads_dir,

@@ -23,5 +23,6 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx);
 
 void setup_eval_single_command(CLI::App& app, CommandContext& ctx);
 void setup_fake_llm_command(CLI::App& app, CommandContext& ctx);
+void setup_tokens_command(CLI::App& app, CommandContext& ctx);
 
 }  // namespace steptp::cli

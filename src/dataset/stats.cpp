@@ -10,12 +10,6 @@ namespace {
 
 std::string percent(double x) { return fmt::format("{:.2f}%", 100.0 * x); }
 
-nlohmann::json lengths_json(const LengthSummary& l) {
-  return {{"count", l.count},     {"mean", l.mean},       {"p50", l.median},
-          {"p90", l.p90},         {"p99", l.p99},         {"max", l.max},
-          {"over_4k", l.over_4k}, {"over_8k", l.over_8k}, {"over_10k", l.over_10k}};
-}
-
 std::string share(int64_t part, int64_t whole) {
   return whole ? percent(static_cast<double>(part) / whole) : "-";
 }
@@ -33,6 +27,12 @@ std::string_view difficulty_colour(const std::string& d) {
 }
 
 }  // namespace
+
+nlohmann::json to_json(const LengthSummary& l) {
+  return {{"count", l.count},     {"mean", l.mean},       {"p50", l.median},
+          {"p90", l.p90},         {"p99", l.p99},         {"max", l.max},
+          {"over_4k", l.over_4k}, {"over_8k", l.over_8k}, {"over_10k", l.over_10k}};
+}
 
 LengthSummary summarize_lengths(std::vector<int64_t> lengths) {
   LengthSummary s;
@@ -66,9 +66,8 @@ nlohmann::json to_json(const DatasetStats& s) {
                  {"single_kept", c.single_kept}, {"multi_labels", c.multi_labels}};
   nlohmann::json depth = nlohmann::json::object();
   for (const auto& [d, n] : s.single_by_depth) depth[std::to_string(d)] = n;
-  nlohmann::json tokens{{"single", lengths_json(s.single_tokens)},
-                        {"multi", lengths_json(s.multi_tokens)}};
-  for (const auto& [file, l] : s.tokens) tokens[file] = lengths_json(l);
+  nlohmann::json tokens{{"single", to_json(s.single_tokens)}, {"multi", to_json(s.multi_tokens)}};
+  for (const auto& [file, l] : s.tokens) tokens[file] = to_json(l);
   return {{"units", s.units},
           {"units_skipped", s.units_skipped},
           {"skipped_units", s.skipped_units},

@@ -37,6 +37,8 @@ struct LengthSummary {
   int64_t over_10k = 0;
 };
 LengthSummary summarize_lengths(std::vector<int64_t> lengths);
+// {count, mean, p50, p90, p99, max, over_4k, over_8k, over_10k}
+nlohmann::json to_json(const LengthSummary& l);
 
 // What the token budget (dataset/token_budget.h) did to the samples the filters kept.
 struct BudgetCounts {

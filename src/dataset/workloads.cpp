@@ -11,6 +11,22 @@
 
 namespace steptp::dataset {
 
+namespace {
+
+// True when `name` matches one of the comma-separated fnmatch patterns of `globs`.
+bool matches_any(const std::string& globs, const std::string& name) {
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = globs.find(',', start);
+    const std::string pattern = globs.substr(start, comma - start);
+    if (!pattern.empty() && fnmatch(pattern.c_str(), name.c_str(), 0) == 0) return true;
+    if (comma == std::string::npos) return false;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
+
 Result<std::vector<WorkUnit>> discover_units(const std::string& workloads_dir,
                                              const std::string& glob, bool include_default_shapes) {
   namespace fs = std::filesystem;
@@ -30,7 +46,7 @@ Result<std::vector<WorkUnit>> discover_units(const std::string& workloads_dir,
   for (const nlohmann::json& w : catalog["workloads"]) {
     if (!w.contains("name") || !w["name"].is_string()) continue;
     const std::string name = w["name"].get<std::string>();
-    if (fnmatch(glob.c_str(), name.c_str(), 0) != 0) continue;
+    if (!matches_any(glob, name)) continue;
     const int level = w.value("level", 0);
     const fs::path small = root / "graphs" / (name + ".small.json");
     const fs::path dflt = root / "graphs" / (name + ".json");

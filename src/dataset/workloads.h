@@ -19,7 +19,8 @@ struct WorkUnit {
   std::string graph_path;  // the graph JSON to import
 };
 
-// Units of every catalog workload whose name matches `glob` (fnmatch), sorted by id.
+// Units of every catalog workload whose name matches `glob` (fnmatch patterns, comma-separated:
+// a name matching any of them is taken), sorted by id.
 // `workloads_dir` holds catalog.json and graphs/. Errors: "io_error", "bad_catalog".
 Result<std::vector<WorkUnit>> discover_units(const std::string& workloads_dir,
                                              const std::string& glob, bool include_default_shapes);

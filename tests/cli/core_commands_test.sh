@@ -110,4 +110,34 @@ PY
 expect_exit 2 "optimize --finalists 0 is refused" -- "$STEPTP" optimize "$EX/matmul.leir" --finalists 0
 expect_output "--finalists" "the bad flag is named"
 
+
+# tokens: per-file lengths, the --max-tokens check, ids per sample, bad lines.
+TOK=$SRC/tests/data/tokenizer/tiny_no_unk.json
+CHAT=$SRC/tests/data/chat_sample.jsonl
+expect_exit 0 "tokens summarises a chat file" -- "$STEPTP" tokens "$CHAT" --tokenizer "$TOK" --json
+python3 - "$TMP/out" "$CHAT" <<'PY' || { echo "FAIL: tokens --json"; failures=$((failures + 1)); }
+import json, sys
+s = json.load(open(sys.argv[1]))
+lines = sum(1 for l in open(sys.argv[2]) if l.strip())
+f = s["files"][sys.argv[2]]
+assert f["count"] == lines and s["all"]["count"] == lines, (f, lines)
+assert 0 < f["p50"] <= f["max"], f
+PY
+expect_exit 1 "tokens --max-tokens 10: every sample is longer, exit 1" -- \
+  "$STEPTP" tokens "$CHAT" --tokenizer "$TOK" --max-tokens 10
+expect_output "samples over 10 tokens" "the over-budget count is printed"
+expect_exit 0 "tokens --ids" -- "$STEPTP" tokens "$CHAT" --tokenizer "$TOK" --ids
+python3 - "$TMP/out" <<'PY' || { echo "FAIL: tokens --ids lines"; failures=$((failures + 1)); }
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows and all(r["tokens"] == len(r["ids"]) > 0 for r in rows), rows[:1]
+assert [r["line"] for r in rows] == list(range(1, len(rows) + 1)), [r["line"] for r in rows]
+PY
+printf '{"messages": [{"role": "user", "content": "hi"}]}\n{"messages": [{"role": 3}]}\n' \
+  >"$TMP/bad_chat.jsonl"
+expect_exit 2 "tokens on a line without string role/content" -- \
+  "$STEPTP" tokens "$TMP/bad_chat.jsonl" --tokenizer "$TOK"
+expect_output "bad_chat.jsonl:2" "the bad line is named"
+expect_exit 2 "tokens with a file that is not a tokenizer" -- "$STEPTP" tokens "$CHAT" --tokenizer "$CHAT"
+
 finish

@@ -10,12 +10,8 @@ TOKENIZER=${TOKENIZER:-$SRC/../shared/data/qwen3}
 TRAIN_DATA=${TRAIN_DATA:-$SRC/tests/data/chat_sample.jsonl}
 TRAIN_STEPS=${TRAIN_STEPS:-50}
 PY=$SRC/.venv/bin/python
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
-ok() { echo "ok: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1"; sed 's/^/    /' "$TMP/log" | tail -20; failed=$((failed + 1)); }
+# shellcheck source=tests/python/lib.sh
+source "$SRC/tests/python/lib.sh"
 
 if [[ ! -e $TOKENIZER ]]; then
   echo "train_smoke_test: no tokenizer at $TOKENIZER (set TOKENIZER)" >&2
@@ -72,5 +68,4 @@ expect_user_error "line without messages" "no 'messages' field" \
 expect_user_error "missing tokenizer" "no such tokenizer path" \
   --tiny-qwen3 --tokenizer "$TMP/absent-tokenizer" --data "$TRAIN_DATA"
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+finish

@@ -1,17 +1,17 @@
 // End-to-end tests of build-dataset on a few small catalog workloads: the export schema, byte
 // identity across --jobs, resume after a simulated kill, and the independent re-check of every
 // exported sample from the JSONL alone.
+#include "dataset/pipeline.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "dataset/chat_format.h"
-#include "dataset/pipeline.h"
 #include "dataset/recheck.h"
 #include "strategy/registry.h"
 
@@ -54,6 +54,20 @@ BuildOptions options_for(const fs::path& out, int jobs) {
   o.filter.seed = 7;
   o.filter.test_fraction = 0.25;
   return o;
+}
+
+TEST(DiscoverUnits, CommaSeparatedGlobsTakeEveryWorkloadAnyOfThemMatches) {
+  const std::string dir = std::string(STEPTP_SOURCE_DIR) + "/workloads";
+  auto units = discover_units(dir, "ELU,*Norm,,NoSuchWorkload", false);
+  ASSERT_TRUE(units.ok());
+  std::set<std::string> names;
+  for (const WorkUnit& u : *units) names.insert(u.workload);
+  EXPECT_TRUE(names.count("ELU"));
+  EXPECT_TRUE(names.count("FrobeniusNorm"));
+  EXPECT_FALSE(names.count("GELU"));
+  for (const std::string& name : names)
+    EXPECT_TRUE(name == "ELU" || (name.size() >= 4 && name.substr(name.size() - 4) == "Norm"))
+        << name;
 }
 
 class PipelineTest : public ::testing::Test {
@@ -207,8 +221,8 @@ TEST_F(PipelineTest, ADifferentSeedGivesADifferentDataset) {
 
 TEST_F(PipelineTest, EveryExportedSampleReverifiesFromTheJsonlAlone) {
   std::vector<std::string> files;
-  for (const char* f : {"single_train.jsonl", "single_test.jsonl", "multi_train.jsonl",
-                        "multi_test.jsonl"})
+  for (const char* f :
+       {"single_train.jsonl", "single_test.jsonl", "multi_train.jsonl", "multi_test.jsonl"})
     files.push_back((root_ / "a" / f).string());
   auto r = recheck_chat_files(files, 500, 3, false);
   ASSERT_TRUE(r.ok());
@@ -230,8 +244,8 @@ TEST_F(PipelineTest, RecheckCatchesATamperedSample) {
   std::string ir = answer["transformed_IR"];
   ir = ir.substr(0, ir.rfind("];", ir.size() - 3) + 2);
   answer["transformed_IR"] = ir;
-  j["messages"][2]["content"] = "<think>" + parts->think + "</think><answer>" + answer.dump() +
-                                "</answer>";
+  j["messages"][2]["content"] =
+      "<think>" + parts->think + "</think><answer>" + answer.dump() + "</answer>";
   std::ofstream(root_ / "tampered.jsonl") << j.dump() << "\n";
   auto r = recheck_chat_files({(root_ / "tampered.jsonl").string()}, 10, 0, false);
   ASSERT_TRUE(r.ok());

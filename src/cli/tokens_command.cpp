@@ -1,0 +1,125 @@
+// cli/tokens_command.cpp — `steptp tokens FILE.jsonl... --tokenizer tokenizer.json`: the token
+// length of every chat sample (a `messages` array per line, as build-dataset exports it) rendered
+// with the Qwen3 chat template, summarised per file; `--ids` prints the ids of every sample so
+// that they can be compared with another tokenizer; `--max-tokens N` turns the summary into a
+// check (exit 1 when a sample is longer).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/commands.h"
+#include "dataset/stats.h"
+#include "tokenizer/bpe_tokenizer.h"
+#include "tokenizer/qwen3_chat.h"
+
+namespace steptp::cli {
+namespace {
+
+// The messages of one exported line; a line that is not a chat sample is bad input.
+Result<std::vector<tokenizer::ChatMessage>> chat_messages(const std::string& line,
+                                                          const std::string& where) {
+  nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
+  if (record.is_discarded() || !record.is_object())
+    return Error::make("bad_input", fmt::format("{}: not a JSON object", where));
+  auto it = record.find("messages");
+  if (it == record.end() || !it->is_array())
+    return Error::make("bad_input", fmt::format("{}: no \"messages\" array", where));
+  std::vector<tokenizer::ChatMessage> messages;
+  for (const nlohmann::json& m : *it) {
+    if (!m.is_object() || !m.contains("role") || !m.contains("content") || !m["role"].is_string() ||
+        !m["content"].is_string())
+      return Error::make(
+          "bad_input",
+          fmt::format("{}: every message needs string \"role\" and \"content\"", where));
+    messages.emplace_back(m["role"].get<std::string>(), m["content"].get<std::string>());
+  }
+  return messages;
+}
+
+}  // namespace
+
+void setup_tokens_command(CLI::App& app, CommandContext& ctx) {
+  struct Flags {
+    std::vector<std::string> files;
+    std::string tokenizer;
+    int64_t max_tokens = 0;
+    bool ids = false;
+    bool json = false;
+  };
+  auto flags = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand(
+      "tokens", "Token lengths of exported chat samples (Qwen3 chat template), or their ids");
+  cmd->add_option("files", flags->files, "Chat JSONL files (a \"messages\" array per line)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--tokenizer", flags->tokenizer, "Hugging Face tokenizer.json")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--max-tokens", flags->max_tokens,
+                  "Check: exit 1 when a sample is longer than this (0: no check)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  cmd->add_flag("--ids", flags->ids,
+                "Print one JSON line per sample: {file, line, tokens, ids} (no summary)");
+  cmd->add_flag("--json", flags->json, "Print the summary as one JSON object");
+  cmd->callback([flags, &ctx] {
+    ctx.exit_code = kExitBadInput;
+    Result<tokenizer::BpeTokenizer> tok = tokenizer::BpeTokenizer::from_file(flags->tokenizer);
+    if (!tok) {
+      std::cerr << "steptp: " << tok.error().render() << "\n";
+      return;
+    }
+    nlohmann::json summary = {{"tokenizer", flags->tokenizer}, {"files", nlohmann::json::object()}};
+    int64_t over_budget = 0;
+    std::vector<int64_t> all_lengths;
+    for (const std::string& file : flags->files) {
+      std::ifstream in(file);
+      if (!in) {
+        std::cerr << "steptp: cannot read " << file << "\n";
+        return;
+      }
+      std::vector<int64_t> lengths;
+      std::string line;
+      for (int64_t number = 1; std::getline(in, line); ++number) {
+        if (line.empty()) continue;
+        Result<std::vector<tokenizer::ChatMessage>> messages =
+            chat_messages(line, fmt::format("{}:{}", file, number));
+        if (!messages) {
+          std::cerr << "steptp: " << messages.error().render() << "\n";
+          return;
+        }
+        const std::vector<int32_t> ids = tok->encode(tokenizer::render_qwen3_chat(*messages));
+        const auto n = static_cast<int64_t>(ids.size());
+        lengths.push_back(n);
+        if (flags->max_tokens > 0 && n > flags->max_tokens) ++over_budget;
+        if (flags->ids)
+          std::cout << nlohmann::json{{"file", file}, {"line", number}, {"tokens", n}, {"ids", ids}}
+                           .dump()
+                    << "\n";
+      }
+      all_lengths.insert(all_lengths.end(), lengths.begin(), lengths.end());
+      summary["files"][file] = dataset::to_json(dataset::summarize_lengths(std::move(lengths)));
+    }
+    summary["all"] = dataset::to_json(dataset::summarize_lengths(all_lengths));
+    if (flags->max_tokens > 0) {
+      summary["max_tokens"] = flags->max_tokens;
+      summary["over_max_tokens"] = over_budget;
+    }
+    if (flags->json) {
+      std::cout << summary.dump(1) << "\n";
+    } else if (!flags->ids) {
+      for (const auto& [file, l] : summary["files"].items())
+        std::cout << fmt::format(
+            "{}: {} samples · tokens mean {} · p50 {} · p90 {} · p99 {} · max {}\n", file,
+            l["count"].get<int64_t>(), l["mean"].get<int64_t>(), l["p50"].get<int64_t>(),
+            l["p90"].get<int64_t>(), l["p99"].get<int64_t>(), l["max"].get<int64_t>());
+      if (flags->max_tokens > 0)
+        std::cout << fmt::format("{} samples over {} tokens\n", over_budget, flags->max_tokens);
+    }
+    ctx.exit_code = over_budget > 0 ? kExitNo : kExitOk;
+  });
+}
+
+}  // namespace steptp::cli
