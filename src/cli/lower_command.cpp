@@ -1,5 +1,6 @@
-// cli/lower_command.cpp — `steptp lower FILE --target c|cuda|tir [-o OUT]`: the program's code
-// for one backend (C for the CPU, a CUDA file with its host harness, or TVMScript TIR).
+// cli/lower_command.cpp — `steptp lower FILE --target c|cuda|tir|tir-llvm [-o OUT]`: the
+// program's code for one backend (C for the CPU, a CUDA file with its host harness, or TVMScript
+// for TVM 0.27: `tir` keeps the GPU thread bindings, `tir-llvm` is for TVM's CPU target).
 #include <iostream>
 
 #include "cli/command.h"
@@ -23,8 +24,10 @@ void setup_lower_command(CLI::App& app, CommandContext& ctx) {
       "lower", "Generate code for a LEIR program file: C (OpenMP), CUDA (with a host harness) "
                "or TVMScript TIR");
   cmd->add_option("file", flags->file, "LEIR program file ('-' for stdin)")->required();
-  cmd->add_option("--target", flags->target, "Backend")
-      ->check(CLI::IsMember({"c", "cuda", "tir"}));
+  cmd->add_option("--target", flags->target,
+                  "Backend: c, cuda, tir (TVMScript for TVM's CUDA target), tir-llvm (its CPU "
+                  "target)")
+      ->check(CLI::IsMember({"c", "cuda", "tir", "tir-llvm"}));
   cmd->add_option("-o,--output", flags->output, "Write here instead of stdout (atomically)");
   cmd->callback([flags, &ctx] {
     auto program = load_program(flags->file);
@@ -48,7 +51,8 @@ void setup_lower_command(CLI::App& app, CommandContext& ctx) {
         for (const std::string& note : cu->notes) std::cerr << "note: " << note << "\n";
       code = cu.ok() ? Result<std::string>(cu->code) : Result<std::string>(cu.error());
     } else {
-      code = codegen::emit_tir(*program);
+      code = codegen::emit_tir(*program, flags->target == "tir" ? codegen::TirTarget::kCuda
+                                                                : codegen::TirTarget::kLlvm);
     }
     if (!code.ok()) {
       std::cerr << flags->file << ": " << code.error().render() << "\n";

@@ -1,9 +1,10 @@
-// cli/verify_command.cpp — `steptp verify ORIG CAND [--json]`: exit 0 equivalent, 1 not, 2 bad
-// input (unreadable files, an invalid original).
+// cli/verify_command.cpp — `steptp verify ORIG CAND [--engine E] [--json]`: exit 0 equivalent,
+// 1 not, 2 bad input (unreadable files, an invalid original, `--engine tvm` without TVM).
 #include <iostream>
 
 #include "cli/command.h"
 #include "cli/commands.h"
+#include "cli/tvm_setup.h"
 #include "verify/verify.h"
 
 namespace steptp::cli {
@@ -32,9 +33,11 @@ void setup_verify_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--seed", flags->seed, "First seed")->capture_default_str();
   cmd->add_option("--scale", flags->scale, "Scale of the random float inputs (e.g. 10, 100)")
       ->capture_default_str();
-  cmd->add_option("--engine", flags->engine, "interpreter | compiled | both")
+  cmd->add_option("--engine", flags->engine,
+                  "interpreter | compiled (C) | both | tvm (the interpreter's checks, then "
+                  "Apache TVM's llvm build on every seed)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"interpreter", "compiled", "both"}));
+      ->check(CLI::IsMember({"interpreter", "compiled", "both", "tvm"}));
   cmd->add_flag("--json", flags->json, "Machine-readable report");
   cmd->callback([flags, &ctx] {
     std::string original, candidate;
@@ -48,7 +51,21 @@ void setup_verify_command(CLI::App& app, CommandContext& ctx) {
     options.input_scale = flags->scale;
     options.engine = flags->engine == "compiled" ? verify::Engine::kCompiled
                      : flags->engine == "both"   ? verify::Engine::kBoth
+                     : flags->engine == "tvm"    ? verify::Engine::kTvm
                                                  : verify::Engine::kInterpreter;
+    std::shared_ptr<codegen::TvmEngine> tvm;
+    if (options.engine == verify::Engine::kTvm) {
+      Result<std::shared_ptr<codegen::TvmEngine>> started = start_tvm_engine();
+      if (!started) {
+        std::cerr << "steptp verify: " << started.error().render() << "\n";
+        ctx.exit_code = kExitBadInput;
+        return;
+      }
+      tvm = *started;
+      options.tvm = [tvm](const leir::Program& p, const std::vector<leir::TensorData>& inputs) {
+        return tvm->run(p, inputs);
+      };
+    }
     verify::VerifyReport report =
         verify::verify_text(original, candidate, options, flags->original, flags->candidate);
     if (flags->json) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -37,18 +38,19 @@ std::string block_var(const std::string& loop_var) { return fmt::format("v_{}", 
 
 class TirEmitter {
  public:
-  TirEmitter(const leir::Program& p, const leir::TensorTable& t)
-      : p_(p), table_(t), facts_(analyze_statements(p)) {
+  TirEmitter(const leir::Program& p, const leir::TensorTable& t, TirTarget target)
+      : p_(p), table_(t), target_(target), facts_(analyze_statements(p)) {
     for (const StmtFacts& f : facts_) facts_by_stmt_[f.stmt] = &f;
   }
 
   std::string emit() {
-    line(0, "# from tvm.script import ir as I");
-    line(0, "# from tvm.script import tir as T");
+    line(0, "from tvm.script import ir as I");
+    line(0, "from tvm.script import tirx as T");
+    line(0, "");
     line(0, "");
     line(0, "@I.ir_module");
     line(0, "class Module:");
-    line(1, "@T.prim_func");
+    line(1, "@T.prim_func(s_tir=True)");
     std::string params;
     for (const leir::TensorDecl& d : p_.decls) {
       if (!params.empty()) params += ", ";
@@ -56,12 +58,14 @@ class TirEmitter {
                             tvm_dtype(d.dtype));
     }
     line(1, fmt::format("def main({}):", params));
-    line(2, "T.func_attr({\"global_symbol\": \"main\", \"tir.noalias\": True})");
+    line(2, "T.func_attr({\"tir.noalias\": True})");
     for (const leir::TensorInfo& t : table_.tensors) {
       if (t.role != leir::TensorRole::kIntermediate) continue;
-      std::string scope = t.scope == leir::Scope::kShared  ? ", scope=\"shared\""
-                          : t.scope == leir::Scope::kLocal ? ", scope=\"local\""
-                                                           : "";
+      // Storage scopes are GPU memory spaces; on the CPU every buffer is plain memory.
+      const bool gpu = target_ == TirTarget::kCuda;
+      std::string scope = gpu && t.scope == leir::Scope::kShared  ? ", scope=\"shared\""
+                          : gpu && t.scope == leir::Scope::kLocal ? ", scope=\"local\""
+                                                                  : "";
       line(2, fmt::format("{} = T.alloc_buffer({}, \"{}\"{})", py_name(t.name),
                           shape_text(t.shape), tvm_dtype(t.dtype), scope));
     }
@@ -103,7 +107,11 @@ class TirEmitter {
         i = j;
         continue;
       }
-      line(indent, fmt::format("for {} in {}:", py_name(l.var), loop_iter(l)));
+      // TVM vectorizes lanes as independent stores: a reduction over the lanes would race.
+      const bool serial_lanes = l.kind == leir::LoopKind::kVectorized && reduces_over(b, l.var);
+      line(indent, fmt::format("for {} in {}:", py_name(l.var),
+                               serial_lanes ? fmt::format("T.serial({})", l.extent)
+                                            : loop_iter(l, scope)));
       scope.push_back(&l);
       ++indent;
       ++i;
@@ -115,7 +123,36 @@ class TirEmitter {
     scope.resize(depth);
   }
 
-  static std::string loop_iter(const leir::Loop& l) {
+  // Whether a statement under `b` accumulates into an element that does not depend on `var`.
+  static bool reduces_over(const leir::Block& b, const std::string& var) {
+    for (const leir::Item& item : b.body) {
+      if (!item.is_stmt()) {
+        if (reduces_over(*item.block, var)) return true;
+        continue;
+      }
+      const leir::Stmt& s = *item.stmt;
+      bool self_read = false;
+      leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
+        if (e->kind() == ExprKind::kAccess && e->name() == s.lhs->name()) self_read = true;
+      });
+      if (self_read && !analysis::mentions_var(s.lhs, var)) return true;
+    }
+    return false;
+  }
+
+  // On the CPU, thread-bound and parallel loops run as one parallel loop per nest (the outermost;
+  // LLVM's codegen rejects nested parallel loops) and serially inside it.
+  std::string loop_iter(const leir::Loop& l, const std::vector<const leir::Loop*>& scope) const {
+    if (target_ == TirTarget::kLlvm &&
+        (l.kind == leir::LoopKind::kBound || l.kind == leir::LoopKind::kParallel)) {
+      const bool inside_parallel =
+          std::any_of(scope.begin(), scope.end(), [](const leir::Loop* outer) {
+            return outer->kind == leir::LoopKind::kBound ||
+                   outer->kind == leir::LoopKind::kParallel;
+          });
+      return inside_parallel ? fmt::format("T.serial({})", l.extent)
+                             : fmt::format("T.parallel({})", l.extent);
+    }
     switch (l.kind) {
       case leir::LoopKind::kSerial: return fmt::format("T.serial({})", l.extent);
       case leir::LoopKind::kBound: {
@@ -144,7 +181,7 @@ class TirEmitter {
     leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
       if (e->kind() == ExprKind::kAccess && e->name() == s.lhs->name()) self_read = true;
     });
-    line(indent, fmt::format("with T.block(\"{}\"):", unique_block_name(s.lhs->name())));
+    line(indent, fmt::format("with T.sblock(\"{}\"):", unique_block_name(s.lhs->name())));
     ++indent;
     std::string kinds, vars, loops;
     bool any_reduce = false;
@@ -289,6 +326,7 @@ class TirEmitter {
 
   const leir::Program& p_;
   const leir::TensorTable& table_;
+  TirTarget target_;
   std::vector<StmtFacts> facts_;
   std::map<const leir::Stmt*, const StmtFacts*> facts_by_stmt_;
   std::map<std::string, int> block_names_;
@@ -325,10 +363,10 @@ std::string tvm_dtype(DType t) {
   return "";
 }
 
-Result<std::string> emit_tir(const leir::Program& p) {
+Result<std::string> emit_tir(const leir::Program& p, TirTarget target) {
   Result<leir::TensorTable> table = table_for_codegen(p);
   if (!table.ok()) return std::move(table).error();
-  return TirEmitter(p, *table).emit();
+  return TirEmitter(p, *table, target).emit();
 }
 
 }  // namespace steptp::codegen

@@ -23,6 +23,12 @@ Result<std::vector<leir::TensorData>> Interpreter::run(const std::vector<leir::T
 
 const leir::TensorTable& Interpreter::tensors() const { return impl_->table; }
 
+bool Interpreter::statically_in_bounds() const {
+  for (const Access& a : impl_->accesses)
+    if (!a.static_in_bounds) return false;
+  return true;
+}
+
 Result<std::vector<leir::TensorData>> run_program(const leir::Program& program,
                                                   const std::vector<leir::TensorData>& inputs,
                                                   const RunOptions& options) {

@@ -51,6 +51,11 @@ class Interpreter {
 
   const leir::TensorTable& tensors() const;
 
+  // True when every subscript of every access provably stays inside its tensor's shape for all
+  // loop values (affine intervals). A program for which this holds cannot address memory outside
+  // its buffers, so an engine without bounds checks may run it unsupervised.
+  bool statically_in_bounds() const;
+
   Interpreter(Interpreter&&) noexcept;
   Interpreter& operator=(Interpreter&&) noexcept;
   ~Interpreter();

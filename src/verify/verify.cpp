@@ -149,6 +149,7 @@ std::string_view engine_name(Engine e) {
     case Engine::kInterpreter: return "interpreter";
     case Engine::kCompiled: return "compiled";
     case Engine::kBoth: return "interpreter+compiled";
+    case Engine::kTvm: return "interpreter+tvm";
   }
   return "?";
 }
@@ -205,7 +206,9 @@ EngineFn compiled_engine() {
 std::vector<std::pair<std::string, EngineFn>> engines_for(const VerifyOptions& o) {
   std::vector<std::pair<std::string, EngineFn>> out;
   if (o.engine != Engine::kCompiled) out.emplace_back("interpreter", interpreter_engine(o.run));
-  if (o.engine != Engine::kInterpreter) {
+  if (o.engine == Engine::kTvm) {
+    if (o.tvm) out.emplace_back("tvm", o.tvm);
+  } else if (o.engine != Engine::kInterpreter) {
     EngineFn c = compiled_engine();
     if (c) out.emplace_back("compiled", std::move(c));
   }
@@ -254,10 +257,21 @@ VerifyReport Verifier::check(const leir::Program& candidate_in) const {
     return failure_from_error(wf.error(), Side::kCandidate);
 
   auto engines = engines_for(options_);
+  if (options_.engine == Engine::kCompiled) {
+    // The compiled C has no bounds checks: a candidate whose subscripts are not provably inside
+    // its tensors runs on the interpreter first, whose checks stop it before the C could write
+    // outside a buffer.
+    auto compiled = interp::Interpreter::compile(candidate, options_.run);
+    if (!compiled) return failure_from_error(compiled.error(), Side::kCandidate);
+    if (!compiled->statically_in_bounds())
+      engines.insert(engines.begin(), {"interpreter", interpreter_engine(options_.run)});
+  }
   VerifyReport report;
   report.engine = std::string(engine_name(options_.engine));
-  if (engines.empty())
-    return failure(Status::kCompileError, Side::kCandidate, "no compiled engine is available");
+  if (engines.empty() || (options_.engine == Engine::kTvm && !options_.tvm))
+    return failure(Status::kCompileError, Side::kCandidate,
+                   options_.engine == Engine::kTvm ? "no TVM engine was given"
+                                                   : "no compiled engine is available");
   // Compares one engine's outputs of one seed with the original's; false on a mismatch (the
   // report then holds the first differing element and names the engine).
   auto outputs_agree = [&](const SeedRun& run, const std::vector<leir::TensorData>& out,

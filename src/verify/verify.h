@@ -40,7 +40,8 @@ std::string_view status_name(Status s);  // "equivalent", "parse_error", "ill_fo
 // Which side a failure belongs to: a failing original is bad input, not a verdict.
 enum class Side { kCandidate, kOriginal };
 
-enum class Engine { kInterpreter, kCompiled, kBoth };
+// kTvm: the interpreter (for the safety checks) and then VerifyOptions::tvm on every seed.
+enum class Engine { kInterpreter, kCompiled, kBoth, kTvm };
 std::string_view engine_name(Engine e);
 
 // Runs a program on inputs; the interpreter's run_program has this shape, and so does the
@@ -62,6 +63,7 @@ struct VerifyOptions {
   Engine engine = Engine::kInterpreter;
   interp::RunOptions run;     // budgets for each run
   std::optional<Tolerance> tolerance;  // overrides the per-dtype default
+  EngineFn tvm;               // the engine of Engine::kTvm (codegen::TvmEngine::run)
 };
 
 struct Mismatch {

@@ -22,17 +22,18 @@ std::string tir_of(const std::string& text) {
 }
 
 TEST(TirEmitter, MatmulGolden) {
-  EXPECT_EQ(tir_of("input A f64[8,16]\ninput C f64[16,12]\noutput D f64[8,12]\nB^{8}_{tx=0}L^{12}_{a=0}L^{16}_{c=0}[D^{f64,g}_{tx,a}=D^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n"), R"TIR(# from tvm.script import ir as I
-# from tvm.script import tir as T
+  EXPECT_EQ(tir_of("input A f64[8,16]\ninput C f64[16,12]\noutput D f64[8,12]\nB^{8}_{tx=0}L^{12}_{a=0}L^{16}_{c=0}[D^{f64,g}_{tx,a}=D^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n"), R"TIR(from tvm.script import ir as I
+from tvm.script import tirx as T
+
 
 @I.ir_module
 class Module:
-    @T.prim_func
+    @T.prim_func(s_tir=True)
     def main(A: T.Buffer((8, 16), "float64"), C: T.Buffer((16, 12), "float64"), D: T.Buffer((8, 12), "float64")):
-        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        T.func_attr({"tir.noalias": True})
         for tx in T.thread_binding(8, thread="threadIdx.x"):
             for a, c in T.grid(12, 16):
-                with T.block("D"):
+                with T.sblock("D"):
                     v_tx, v_a, v_c = T.axis.remap("SSR", [tx, a, c])
                     with T.init():
                         D[v_tx, v_a] = T.float64(0)
@@ -41,31 +42,69 @@ class Module:
 }
 
 // A statement before a nested block, a first accumulation without a reduction axis (it reads
-// the identity directly), a later accumulation (no init), and V/U loops.
+// the identity directly), a later accumulation (no init), and V/U loops: the V loop reduces into
+// S, so it stays serial (TVM's vectorizer would store the lanes independently).
 TEST(TirEmitter, NestedBlockGolden) {
-  EXPECT_EQ(tir_of("input A f64[4,6]\noutput R f64[4]\nB^{4}_{tx=0}[S^{f64,g}_{tx}=S^{f64,g}_{tx}+A^{f64,g}_{tx,0};L^{6}_{a=0}V^{2}_{c=0}[S^{f64,g}_{tx}=max(S^{f64,g}_{tx},A^{f64,g}_{tx,a}*c);];U^{2}_{d=0}[R^{f64,g}_{tx}=S^{f64,g}_{tx}*2;];];\n"), R"TIR(# from tvm.script import ir as I
-# from tvm.script import tir as T
+  EXPECT_EQ(tir_of("input A f64[4,6]\noutput R f64[4]\nB^{4}_{tx=0}[S^{f64,g}_{tx}=S^{f64,g}_{tx}+A^{f64,g}_{tx,0};L^{6}_{a=0}V^{2}_{c=0}[S^{f64,g}_{tx}=max(S^{f64,g}_{tx},A^{f64,g}_{tx,a}*c);];U^{2}_{d=0}[R^{f64,g}_{tx}=S^{f64,g}_{tx}*2;];];\n"), R"TIR(from tvm.script import ir as I
+from tvm.script import tirx as T
+
 
 @I.ir_module
 class Module:
-    @T.prim_func
+    @T.prim_func(s_tir=True)
     def main(A: T.Buffer((4, 6), "float64"), R: T.Buffer((4,), "float64")):
-        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        T.func_attr({"tir.noalias": True})
         S = T.alloc_buffer((4,), "float64")
         for tx in T.thread_binding(4, thread="threadIdx.x"):
-            with T.block("S"):
+            with T.sblock("S"):
                 v_tx = T.axis.remap("S", [tx])
                 S[v_tx] = (T.float64(0) + A[v_tx, 0])
             for a in T.serial(6):
-                for c in T.vectorized(2):
-                    with T.block("S_1"):
+                for c in T.serial(2):
+                    with T.sblock("S_1"):
                         v_tx, v_a, v_c = T.axis.remap("SRR", [tx, a, c])
                         S[v_tx] = T.max(S[v_tx], (A[v_tx, v_a] * T.Cast("float64", v_c)))
             for d in T.unroll(2):
-                with T.block("R"):
+                with T.sblock("R"):
                     v_tx, v_d = T.axis.remap("SS", [tx, d])
                     R[v_tx] = (S[v_tx] * T.float64(2))
 )TIR");
+}
+
+// TVM's CPU target: the thread-bound loop becomes the nest's one parallel loop (a bound loop
+// inside it stays serial) and storage scopes are dropped.
+TEST(TirEmitter, LlvmTargetParallelisesTheOutermostBoundLoopOnly) {
+  Result<leir::Program> p = leir::parse_program(
+      "input A f64[4,6]\noutput C f64[4,6]\nB^{4}_{tx=0}B^{6}_{ty=0}[S^{f64,s}_{tx,ty}=A^{f64,g}_"
+      "{tx,ty}*2;];B^{4}_{tx=0}L^{6}_{a=0}[C^{f64,g}_{tx,a}=S^{f64,s}_{tx,a};];\n");
+  ASSERT_TRUE(p.ok()) << p.error().render();
+  Result<std::string> t = emit_tir(*p, TirTarget::kLlvm);
+  ASSERT_TRUE(t.ok()) << t.error().render();
+  EXPECT_EQ(*t, R"TIR(from tvm.script import ir as I
+from tvm.script import tirx as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((4, 6), "float64"), C: T.Buffer((4, 6), "float64")):
+        T.func_attr({"tir.noalias": True})
+        S = T.alloc_buffer((4, 6), "float64")
+        for tx in T.parallel(4):
+            for ty in T.serial(6):
+                with T.sblock("S"):
+                    v_tx, v_ty = T.axis.remap("SS", [tx, ty])
+                    S[v_tx, v_ty] = (A[v_tx, v_ty] * T.float64(2))
+        for tx in T.parallel(4):
+            for a in T.serial(6):
+                with T.sblock("C"):
+                    v_tx, v_a = T.axis.remap("SS", [tx, a])
+                    C[v_tx, v_a] = S[v_tx, v_a]
+)TIR");
+  Result<std::string> gpu = emit_tir(*p, TirTarget::kCuda);
+  ASSERT_TRUE(gpu.ok());
+  EXPECT_NE(gpu->find("T.alloc_buffer((4, 6), \"float64\", scope=\"shared\")"), std::string::npos);
+  EXPECT_NE(gpu->find("T.thread_binding(6, thread=\"threadIdx.y\")"), std::string::npos);
 }
 
 TEST(TirEmitter, SameProgramSameTextEveryTime) {

@@ -105,6 +105,24 @@ TEST(Verify, SafetyFailuresKeepTheirCategory) {
             Status::kUninitializedRead);
 }
 
+TEST(Verify, CompiledOnlyVerificationNeverRunsAnOutOfBoundsCandidateUnchecked) {
+  // The compiled C has no bounds checks; a write far past C's end would corrupt memory. The
+  // interpreter must see the candidate first and report it.
+  VerifyOptions o;
+  o.engine = Engine::kCompiled;
+  VerifyReport write =
+      verify_text(kRelu, "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a*4096}=A^{f64,g}_{tx,a};];", o);
+  EXPECT_EQ(write.status, Status::kOutOfBounds) << write.render();
+  VerifyReport read =
+      verify_text(kRelu, "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx-9000,a};];", o);
+  EXPECT_EQ(read.status, Status::kOutOfBounds) << read.render();
+  // A provably in-bounds candidate still runs on the compiled engine alone.
+  VerifyReport fine =
+      verify_text(kRelu, "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},0);];", o);
+  EXPECT_TRUE(fine.equivalent()) << fine.render();
+  EXPECT_EQ(fine.engine, "compiled");
+}
+
 TEST(Verify, HugeCandidateFailsFastWithBudgetExceeded) {
   VerifyReport r = verify_text(
       kRelu, "L^{1000000}_{c=0}L^{1000000}_{d=0}B^{4}_{tx=0}L^{8}_{a=0}"

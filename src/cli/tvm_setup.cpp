@@ -1,0 +1,25 @@
+#include "cli/tvm_setup.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli/bundled_data.h"
+
+namespace steptp::cli {
+
+Result<std::shared_ptr<codegen::TvmEngine>> start_tvm_engine() {
+  namespace fs = std::filesystem;
+  codegen::TvmEngineOptions options;
+  options.script = bundled_file("", "python/steptp_tvm.py");
+  std::error_code ec;
+  if (const char* env = std::getenv("STEPTP_TVM_PYTHON"); env && *env) {
+    options.python = env;
+  } else if (const std::string venv = bundled_file("", ".venv/bin/python"); fs::exists(venv, ec)) {
+    options.python = venv;
+  } else {
+    options.python = "python3";
+  }
+  return codegen::TvmEngine::start(std::move(options));
+}
+
+}  // namespace steptp::cli

@@ -1,0 +1,16 @@
+// cli/tvm_setup.h — starts the TVM engine for `--engine tvm`: the worker script is the bundled
+// python/steptp_tvm.py (cli/bundled_data.h), run by $STEPTP_TVM_PYTHON, else by the project's
+// .venv/bin/python where it exists (scripts/setup-venv.sh tvm installs apache-tvm there), else
+// by python3 on PATH.
+#pragma once
+
+#include <memory>
+
+#include "codegen/tvm_engine.h"
+#include "support/error.h"
+
+namespace steptp::cli {
+
+Result<std::shared_ptr<codegen::TvmEngine>> start_tvm_engine();
+
+}  // namespace steptp::cli
