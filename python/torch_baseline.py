@@ -157,6 +157,9 @@ def main(argv):
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--compile", action="store_true",
+                    help="time torch.compile(model) (Inductor, PyTorch 2) instead of eager; the "
+                         "first call, which compiles, is reported as compile_s")
     args = ap.parse_args(argv)
     if args.threads < 1 or args.repeats < 1 or args.warmup < 0:
         raise SystemExit("torch_baseline: --threads and --repeats must be >= 1, --warmup >= 0")
@@ -181,6 +184,15 @@ def main(argv):
     inputs = [x.to(dtype) if isinstance(x, torch.Tensor) and x.is_floating_point() else x
               for x in ns["get_inputs"]()]
     samples = []
+    compile_s = None
+    if args.compile:
+        if not hasattr(torch, "compile"):
+            raise SystemExit(f"torch_baseline: --compile needs PyTorch 2 (this is {torch.__version__})")
+        model = torch.compile(model)
+        with torch.no_grad():
+            t0 = time.perf_counter()
+            model(*inputs)
+            compile_s = time.perf_counter() - t0
     with torch.no_grad():
         for _ in range(args.warmup):
             model(*inputs)
@@ -202,12 +214,14 @@ def main(argv):
         "threads": torch.get_num_threads(),
         "blas": blas_summary(torch, coretype),
         "torch_version": torch.__version__,
+        "mode": "inductor" if args.compile else "eager",
+        "compile_s": compile_s,
     }
     if args.json:
         print(json.dumps(result))
     else:
         b = result["blas"]
-        print(f"{args.problem}: PyTorch eager {args.dtype}, {result['threads']} thread(s), "
+        print(f"{args.problem}: PyTorch {result['mode']} {args.dtype}, {result['threads']} thread(s), "
               f"BLAS {b['kind']} ({b.get('openblas_core', '-')}): median "
               f"{result['median_ms']:.3f} ms over {args.repeats} runs")
     return 0

@@ -24,9 +24,8 @@ constexpr int64_t kMaxExtent = int64_t{1} << 62;
 // CUDA launch limits per axis class: threadIdx x/y/z, blockIdx x/y/z.
 constexpr std::array<int64_t, 6> kCudaAxisLimit = {1024, 1024, 64, 2147483647, 65535, 65535};
 constexpr int64_t kCudaThreadsPerBlock = 1024;
-constexpr std::array<const char*, 6> kCudaAxisName = {"threadIdx.x", "threadIdx.y",
-                                                      "threadIdx.z", "blockIdx.x",
-                                                      "blockIdx.y",  "blockIdx.z"};
+constexpr std::array<const char*, 6> kCudaAxisName = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
+                                                      "blockIdx.x",  "blockIdx.y",  "blockIdx.z"};
 
 struct IllFormed {
   Error error;
@@ -92,8 +91,9 @@ class Checker {
   void check_declarations() {
     if (p_.decls.empty()) {
       if (options_.require_declarations)
-        fail("the program declares no tensors; declare its inputs and at least one output "
-             "(e.g. 'input A f64[16,1024]', 'output C f64[16,1024]')");
+        fail(
+            "the program declares no tensors; declare its inputs and at least one output "
+            "(e.g. 'input A f64[16,1024]', 'output C f64[16,1024]')");
       return;
     }
     bool has_output = false;
@@ -116,8 +116,7 @@ class Checker {
       has_output |= d.role == TensorRole::kOutput;
       decls_[d.name] = &d;
     }
-    if (!has_output)
-      fail("the declarations name no output; declare at least one 'output' tensor");
+    if (!has_output) fail("the declarations name no output; declare at least one 'output' tensor");
   }
 
   // ---- loops and blocks ---------------------------------------------------------------------
@@ -146,21 +145,26 @@ class Checker {
 
   void enter_loop(const Loop& l) {
     if (l.extent < 1 || l.extent > kMaxExtent)
-      fail("loop extent " + std::to_string(l.extent) + " is outside 1..2^62; in " +
-           loop_where(l));
+      fail("loop extent " + std::to_string(l.extent) + " is outside 1..2^62; in " + loop_where(l));
     if (!is_index_var_name(l.var))
-      fail("'" + l.var + "' cannot name a loop variable (lower-case letters only, not a "
-           "function name or inf); in block " + std::to_string(block_index_));
+      fail("'" + l.var +
+           "' cannot name a loop variable (lower-case letters only, not a "
+           "function name or inf); in block " +
+           std::to_string(block_index_));
     for (const std::string& outer : bound_)
       if (outer == l.var)
-        fail("loop variable '" + l.var + "' is bound twice in one loop nest; rename the inner "
-             "loop; in " + loop_where(l));
+        fail("loop variable '" + l.var +
+             "' is bound twice in one loop nest; rename the inner "
+             "loop; in " +
+             loop_where(l));
     bound_.push_back(l.var);
     if (l.kind != LoopKind::kBound) return;
     std::optional<int> axis = binding_axis(l.var);
     if (!axis)
-      fail("bound loop variable '" + l.var + "' is not a binding name (t|b)(x|y|z)[a-z]*, "
-           "e.g. tx or bya; in " + loop_where(l));
+      fail("bound loop variable '" + l.var +
+           "' is not a binding name (t|b)(x|y|z)[a-z]*, "
+           "e.g. tx or bya; in " +
+           loop_where(l));
     if (!options_.cuda_limits) return;
     int64_t& product = axis_product_[static_cast<size_t>(*axis)];
     product = saturating_mul(product, l.extent);
@@ -168,8 +172,8 @@ class Checker {
       fail(std::string("CUDA launch limit exceeded: ") + kCudaAxisName[static_cast<size_t>(*axis)] +
            " extent " + std::to_string(product) + " is over " +
            std::to_string(kCudaAxisLimit[static_cast<size_t>(*axis)]) + "; in " + loop_where(l));
-    int64_t threads = saturating_mul(saturating_mul(axis_product_[0], axis_product_[1]),
-                                     axis_product_[2]);
+    int64_t threads =
+        saturating_mul(saturating_mul(axis_product_[0], axis_product_[1]), axis_product_[2]);
     if (threads > kCudaThreadsPerBlock)
       fail("CUDA launch limit exceeded: " + std::to_string(threads) +
            " threads per block is over 1024; in " + loop_where(l));
@@ -178,7 +182,8 @@ class Checker {
   // ---- statements and expressions -----------------------------------------------------------
   void check_stmt(const Stmt& s) {
     StmtWhere where{block_index_, stmt_in_block_, &s};
-    if (!s.lhs || !s.rhs) fail("a statement lacks a side; in block " + std::to_string(block_index_));
+    if (!s.lhs || !s.rhs)
+      fail("a statement lacks a side; in block " + std::to_string(block_index_));
     if (s.lhs->kind() != ExprKind::kAccess)
       fail("the left-hand side is not a tensor reference; in " + where.text());
     const Expr& lhs = *s.lhs;
@@ -202,7 +207,9 @@ class Checker {
 
   void value_expr(const Expr& e, const StmtWhere& where) {
     switch (e.kind()) {
-      case ExprKind::kIndexVar: check_var(e, where); return;
+      case ExprKind::kIndexVar:
+        check_var(e, where);
+        return;
       case ExprKind::kAccess:
         note_access(e, where, /*write=*/false);
         for (const ExprRef& i : e.indices()) index_expr(*i, e.name(), where);
@@ -212,7 +219,8 @@ class Checker {
       case ExprKind::kNeg:
       case ExprKind::kBinary:
       case ExprKind::kCompare:
-      case ExprKind::kCall: break;
+      case ExprKind::kCall:
+        break;
     }
     for (const ExprRef& c : e.children()) value_expr(*c, where);
   }
@@ -230,8 +238,11 @@ class Checker {
         if (!e.is_integer_literal())
           not_integer("the non-integer literal '" + e.number_spelling() + "'", tensor, where);
         return;
-      case ExprKind::kInf: not_integer("inf", tensor, where);
-      case ExprKind::kIndexVar: check_var(e, where); return;
+      case ExprKind::kInf:
+        not_integer("inf", tensor, where);
+      case ExprKind::kIndexVar:
+        check_var(e, where);
+        return;
       case ExprKind::kAccess: {
         note_access(e, where, /*write=*/false);
         DType t = e.dtype();
@@ -243,7 +254,9 @@ class Checker {
         for (const ExprRef& i : e.indices()) index_expr(*i, e.name(), where);
         return;
       }
-      case ExprKind::kNeg: index_expr(*e.operand(), tensor, where); return;
+      case ExprKind::kNeg:
+        index_expr(*e.operand(), tensor, where);
+        return;
       case ExprKind::kBinary:
         if (e.binary_op() == BinaryOp::kDiv)
           not_integer("'/' (use '//' for floor division)", tensor, where);
@@ -280,7 +293,17 @@ class Checker {
 
   void note_access(const Expr& e, const StmtWhere& where, bool write) {
     if (auto it = decls_.find(e.name()); it != decls_.end()) {
-      // A declared tensor's superscript dtype is decoration; its rank is not.
+      // A declared tensor's superscripts must say what its declaration says: a body that reads
+      // an f64 input "as f16" (or a global one as shared) describes another program, and the
+      // engines would disagree on what it computes.
+      if (e.dtype() != it->second->dtype)
+        fail("tensor '" + e.name() + "' is declared " + std::string(dtype_name(it->second->dtype)) +
+             " but referenced as " + std::string(dtype_name(e.dtype())) + "; in " + where.text());
+      if (e.scope() != Scope::kGlobal)
+        fail("tensor '" + e.name() +
+             "' is declared, so it lives in global memory, but is "
+             "referenced with scope '" +
+             std::string(1, scope_letter(e.scope())) + "'; in " + where.text());
       size_t rank = it->second->shape.size();
       if (e.indices().size() != rank)
         fail("tensor '" + e.name() + "' is declared with rank " + std::to_string(rank) +
@@ -300,8 +323,7 @@ class Checker {
              "; use one dtype in every superscript; in " + where.text());
       if (use.rank != e.indices().size())
         fail("intermediate '" + e.name() + "' is referenced with " + std::to_string(use.rank) +
-             " and with " + std::to_string(e.indices().size()) + " subscripts; in " +
-             where.text());
+             " and with " + std::to_string(e.indices().size()) + " subscripts; in " + where.text());
     }
     if (write) {
       use.written = true;

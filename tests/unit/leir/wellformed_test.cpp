@@ -1,16 +1,18 @@
 // Well-formedness: one accepted and one rejected program per rule of wellformed.h, with the
 // message naming the tensor or loop and the block/statement.
+#include "leir/wellformed.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "leir/parser.h"
-#include "leir/wellformed.h"
 
 namespace steptp::leir {
 namespace {
 
-constexpr const char* kDecls = "input A f64[8,4]\ninput I i64[8]\nconst H f64[]\noutput C f64[8,4]\n";
+constexpr const char* kDecls =
+    "input A f64[8,4]\ninput I i64[8]\nconst H f64[]\noutput C f64[8,4]\n";
 
 Result<void> check(const std::string& text, WellFormedOptions options = {}) {
   auto p = parse_program(text);
@@ -55,9 +57,32 @@ TEST(WellFormed, KnownTensorRankButNotSuperscriptDtype) {
   expect_ill_formed(std::string(kDecls) + "B^{8}_{tx=0}[C^{f64,g}_{tx}=1;];",
                     "tensor 'C' is declared with rank 2 but referenced with 1 subscript; in "
                     "block 0, statement 0: `C^{f64,g}_{tx}=1`");
-  // For a declared tensor the superscript dtype is decoration (the reference ignores it).
-  expect_ok(std::string(kDecls) +
-            "B^{8}_{tx=0}L^{4}_{a=0}[C^{f32,g}_{tx,a}=A^{f16,g}_{tx,a};];");
+}
+
+// A declared tensor's superscripts repeat its declaration: another dtype or a non-global scope
+// in the body contradicts it (such a candidate once verified "equivalent" to its original).
+TEST(WellFormed, SuperscriptsOfDeclaredTensorsMustMatchTheirDeclaration) {
+  const std::string body = "B^{8}_{tx=0}L^{4}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a};];";
+  expect_ok(std::string(kDecls) + body);
+  const char* dtypes[] = {"f16", "bf16", "f32", "i64", "i32", "bool", "u8"};
+  for (const char* dt : dtypes) {
+    SCOPED_TRACE(dt);
+    expect_ill_formed(
+        std::string(kDecls) + "B^{8}_{tx=0}L^{4}_{a=0}[C^{f64,g}_{tx,a}=A^{" + dt + ",g}_{tx,a};];",
+        std::string("tensor 'A' is declared f64 but referenced as ") + dt);
+    expect_ill_formed(
+        std::string(kDecls) + "B^{8}_{tx=0}L^{4}_{a=0}[C^{" + dt + ",g}_{tx,a}=A^{f64,g}_{tx,a};];",
+        std::string("tensor 'C' is declared f64 but referenced as ") + dt);
+  }
+  for (const char* scope : {"s", "l"}) {
+    SCOPED_TRACE(scope);
+    expect_ill_formed(std::string(kDecls) + "B^{8}_{tx=0}L^{4}_{a=0}[C^{f64," + scope +
+                          "}_{tx,a}=A^{f64,g}_{tx,a};];",
+                      std::string("referenced with scope '") + scope + "'");
+    expect_ill_formed(std::string(kDecls) + "B^{8}_{tx=0}L^{4}_{a=0}[C^{f64,g}_{tx,a}=A^{f64," +
+                          scope + "}_{tx,a};];",
+                      "tensor 'A' is declared, so it lives in global memory");
+  }
 }
 
 TEST(WellFormed, WritesToReadOnlyTensors) {
@@ -101,33 +126,34 @@ TEST(WellFormed, IndexExpressionsAreIntegerValued) {
   expect_ill_formed(head + "A^{f64,g}_{tx,inf};];", "contains inf");
   expect_ill_formed(head + "A^{f64,g}_{tx,H^{f64,g}};];",
                     "subscript of 'A' contains a read of 'H' whose dtype f64 is not an integer");
-  // The declared dtype decides, not the superscript.
-  expect_ill_formed(head + "A^{f64,g}_{tx,H^{i64,g}};];", "'H' whose dtype f64");
-  expect_ok("input A f64[8]\ninput M bool[8]\noutput C f64[8]\n"
-            "B^{8}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{M^{bool,g}_{tx}};];");
+  // A superscript cannot make a declared f64 tensor an integer one.
+  expect_ill_formed(head + "A^{f64,g}_{tx,H^{i64,g}};];",
+                    "'H' is declared f64 but referenced as i64");
+  expect_ok(
+      "input A f64[8]\ninput M bool[8]\noutput C f64[8]\n"
+      "B^{8}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{M^{bool,g}_{tx}};];");
 }
 
 TEST(WellFormed, LoopVariablesAreBoundOnceAndInScope) {
   expect_ill_formed(std::string(kDecls) + "B^{8}_{tx=0}[C^{f64,g}_{tx,a}=1;];",
                     "loop variable 'a' is used outside any loop that binds it; in block 0, "
                     "statement 0");
-  expect_ill_formed(std::string(kDecls) +
-                        "B^{8}_{tx=0}[L^{4}_{a=0}[C^{f64,g}_{tx,a}=1;];C^{f64,g}_{tx,0}=a;];",
-                    "loop variable 'a' is used outside any loop");
+  expect_ill_formed(
+      std::string(kDecls) + "B^{8}_{tx=0}[L^{4}_{a=0}[C^{f64,g}_{tx,a}=1;];C^{f64,g}_{tx,0}=a;];",
+      "loop variable 'a' is used outside any loop");
   expect_ok(std::string(kDecls) +
             "B^{8}_{tx=0}[L^{4}_{a=0}[C^{f64,g}_{tx,a}=1;];L^{4}_{a=0}[C^{f64,g}_{tx,a}=a;];];");
-  expect_ill_formed(std::string(kDecls) +
-                        "B^{8}_{tx=0}L^{4}_{a=0}L^{4}_{a=0}[C^{f64,g}_{tx,a}=1;];",
-                    "loop variable 'a' is bound twice in one loop nest");
-  expect_ill_formed(std::string(kDecls) +
-                        "B^{8}_{tx=0}L^{4}_{a=0}[L^{4}_{a=0}[C^{f64,g}_{tx,a}=1;];];",
-                    "loop variable 'a' is bound twice in one loop nest; rename the inner loop; "
-                    "in block 0, loop 'a'");
+  expect_ill_formed(
+      std::string(kDecls) + "B^{8}_{tx=0}L^{4}_{a=0}L^{4}_{a=0}[C^{f64,g}_{tx,a}=1;];",
+      "loop variable 'a' is bound twice in one loop nest");
+  expect_ill_formed(
+      std::string(kDecls) + "B^{8}_{tx=0}L^{4}_{a=0}[L^{4}_{a=0}[C^{f64,g}_{tx,a}=1;];];",
+      "loop variable 'a' is bound twice in one loop nest; rename the inner loop; "
+      "in block 0, loop 'a'");
 }
 
 TEST(WellFormed, BoundLoopsUseBindingNames) {
-  expect_ok(std::string(kDecls) +
-            "B^{8}_{bza=0}B^{4}_{ty=0}[C^{f64,g}_{bza,ty}=1;];");
+  expect_ok(std::string(kDecls) + "B^{8}_{bza=0}B^{4}_{ty=0}[C^{f64,g}_{bza,ty}=1;];");
   expect_ill_formed(std::string(kDecls) + "B^{8}_{a=0}L^{4}_{c=0}[C^{f64,g}_{a,c}=1;];",
                     "bound loop variable 'a' is not a binding name (t|b)(x|y|z)[a-z]*");
   expect_ill_formed(std::string(kDecls) + "B^{8}_{tw=0}L^{4}_{c=0}[C^{f64,g}_{tw,c}=1;];",
@@ -155,11 +181,11 @@ TEST(WellFormed, CudaLaunchLimits) {
   expect_ok(one("B^{2147483647}_{bx=0}", "bx"), cuda);
   expect_ill_formed(one("B^{2147483648}_{bx=0}", "bx"), "blockIdx.x extent 2147483648", cuda);
   expect_ok(one("B^{65535}_{by=0}", "by"), cuda);
-  expect_ill_formed(one("B^{65536}_{bz=0}", "bz"), "blockIdx.z extent 65536 is over 65535",
-                    cuda);
+  expect_ill_formed(one("B^{65536}_{bz=0}", "bz"), "blockIdx.z extent 65536 is over 65535", cuda);
   // Sibling nested blocks are separate paths: their extents do not multiply.
-  expect_ok(decls + "B^{32}_{bx=0}[B^{1024}_{tx=0}[C^{f64,g}_{tx}=1;];B^{1024}_{txa=0}["
-                    "C^{f64,g}_{txa}=2;];];",
+  expect_ok(decls +
+                "B^{32}_{bx=0}[B^{1024}_{tx=0}[C^{f64,g}_{tx}=1;];B^{1024}_{txa=0}["
+                "C^{f64,g}_{txa}=2;];];",
             cuda);
 }
 
@@ -168,8 +194,8 @@ TEST(WellFormed, ProgrammaticallyBuiltBadLoops) {
   p.decls.push_back(TensorDecl{"C", TensorRole::kOutput, DType::kF64, {}});
   Block b;
   b.loops.push_back(Loop{LoopKind::kSerial, 0, "a"});
-  b.body.push_back(Item::of(Stmt{Expr::access("C", DType::kF64, Scope::kGlobal, {}),
-                                 Expr::integer(1)}));
+  b.body.push_back(
+      Item::of(Stmt{Expr::access("C", DType::kF64, Scope::kGlobal, {}), Expr::integer(1)}));
   p.blocks.push_back(b);
   auto r = check_well_formed(p);
   ASSERT_FALSE(r.ok());

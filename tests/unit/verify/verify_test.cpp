@@ -1,13 +1,16 @@
 // The verifier's contract: equivalent or exactly one typed failure, seeded inputs that respect
 // function domains, per-dtype tolerances, and reports that say where things differ.
+#include "verify/verify.h"
+
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "leir/parser.h"
-#include "verify/verify.h"
 
 namespace steptp::verify {
 namespace {
@@ -41,9 +44,10 @@ TEST(Verify, OnlineSoftmaxStaysEquivalentOnLargeLogits) {
 }
 
 TEST(Verify, BareBodyCandidateUsesTheOriginalsDeclarations) {
-  VerifyReport r = verify_text(
-      kRelu, "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=if_then_else(A^{f64,g}_{tx,a}>0,"
-             "A^{f64,g}_{tx,a},0);];");
+  VerifyReport r =
+      verify_text(kRelu,
+                  "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=if_then_else(A^{f64,g}_{tx,a}>0,"
+                  "A^{f64,g}_{tx,a},0);];");
   EXPECT_TRUE(r.equivalent()) << r.render();
 }
 
@@ -69,38 +73,41 @@ TEST(Verify, ParseErrorInCandidateIsACandidateFailure) {
 }
 
 TEST(Verify, BrokenOriginalIsReportedAsTheOriginalsFault) {
-  VerifyReport r = verify_text("input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=",
-                               kRelu);
+  VerifyReport r =
+      verify_text("input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=", kRelu);
   EXPECT_EQ(r.side, Side::kOriginal);
   EXPECT_EQ(r.status, Status::kParseError);
 }
 
 TEST(Verify, ChangedDeclarationsAreIllFormed) {
-  VerifyReport r = verify_text(
-      kRelu, "input A f64[4,8]\noutput C f32[4,8]\n"
-             "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},0);];\n");
+  VerifyReport r =
+      verify_text(kRelu,
+                  "input A f64[4,8]\noutput C f32[4,8]\n"
+                  "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},0);];\n");
   EXPECT_EQ(r.status, Status::kIllFormed);
   EXPECT_NE(r.message.find("declarations"), std::string::npos);
 }
 
 TEST(Verify, SafetyFailuresKeepTheirCategory) {
   // Reads past the end of A.
-  EXPECT_EQ(verify_text(kRelu, "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a+1};];")
-                .status,
-            Status::kOutOfBounds);
+  EXPECT_EQ(
+      verify_text(kRelu, "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a+1};];").status,
+      Status::kOutOfBounds);
   // Leaves the last column of C unwritten.
-  EXPECT_EQ(verify_text(kRelu, "B^{4}_{tx=0}L^{7}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a};];")
-                .status,
-            Status::kIncompleteOutput);
+  EXPECT_EQ(
+      verify_text(kRelu, "B^{4}_{tx=0}L^{7}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a};];").status,
+      Status::kIncompleteOutput);
   // Every thread writes the same row: a race on a bound loop.
-  EXPECT_EQ(verify_text(kRelu, "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{0,a}=A^{f64,g}_{tx,a};];"
-                               "L^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a};];")
+  EXPECT_EQ(verify_text(kRelu,
+                        "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{0,a}=A^{f64,g}_{tx,a};];"
+                        "L^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a};];")
                 .status,
             Status::kRace);
   // Reads an element of an intermediate that nothing wrote (D is 4x8, only 4x4+1 written).
-  EXPECT_EQ(verify_text(kRelu, "B^{4}_{tx=0}L^{4}_{a=0}[D^{f64,g}_{tx,a}=A^{f64,g}_{tx,a};];"
-                               "B^{1}_{tx=0}[D^{f64,g}_{0,7}=0;];"
-                               "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=D^{f64,g}_{tx,a};];")
+  EXPECT_EQ(verify_text(kRelu,
+                        "B^{4}_{tx=0}L^{4}_{a=0}[D^{f64,g}_{tx,a}=A^{f64,g}_{tx,a};];"
+                        "B^{1}_{tx=0}[D^{f64,g}_{0,7}=0;];"
+                        "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=D^{f64,g}_{tx,a};];")
                 .status,
             Status::kUninitializedRead);
 }
@@ -123,10 +130,49 @@ TEST(Verify, CompiledOnlyVerificationNeverRunsAnOutOfBoundsCandidateUnchecked) {
   EXPECT_EQ(fine.engine, "compiled");
 }
 
+// Property: over every example program, every declared tensor and every occurrence of it in the
+// body, a superscript that contradicts the declaration (another dtype, a non-global scope) or a
+// subscript list of another rank makes the candidate ill_formed, never equivalent.
+TEST(Verify, ContradictingADeclaredAttributeInTheBodyIsNeverEquivalent) {
+  namespace fs = std::filesystem;
+  int cases = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(STEPTP_SOURCE_DIR) + "/examples")) {
+    if (entry.path().extension() != ".leir") continue;
+    const std::string original = read_example(entry.path().filename().string());
+    auto program = leir::parse_program(original);
+    ASSERT_TRUE(program.ok()) << entry.path();
+    for (const leir::TensorDecl& d : program->decls) {
+      const std::string declared = d.name + "^{" + std::string(leir::dtype_name(d.dtype)) + ",g}_{";
+      for (size_t at = original.find(declared); at != std::string::npos;
+           at = original.find(declared, at + 1)) {
+        if (at > 0 && std::isalnum(static_cast<unsigned char>(original[at - 1]))) continue;
+        std::vector<std::string> wrong;
+        for (const char* dt : {"f64", "f32", "f16", "bf16", "i64", "bool"})
+          if (dt != leir::dtype_name(d.dtype)) wrong.push_back(d.name + "^{" + dt + ",g}_{");
+        for (const char* scope : {"s", "l"})
+          wrong.push_back(d.name + "^{" + std::string(leir::dtype_name(d.dtype)) + "," + scope +
+                          "}_{");
+        // One subscript more: `_{0,` before the first index.
+        wrong.push_back(declared + "0,");
+        for (const std::string& w : wrong) {
+          std::string candidate = original;
+          candidate.replace(at, declared.size(), w);
+          VerifyReport r = verify_text(original, candidate);
+          ++cases;
+          EXPECT_EQ(r.status, Status::kIllFormed)
+              << entry.path().filename() << ": " << w << " at " << at << "\n"
+              << r.render();
+        }
+      }
+    }
+  }
+  EXPECT_GT(cases, 200);
+}
+
 TEST(Verify, HugeCandidateFailsFastWithBudgetExceeded) {
-  VerifyReport r = verify_text(
-      kRelu, "L^{1000000}_{c=0}L^{1000000}_{d=0}B^{4}_{tx=0}L^{8}_{a=0}"
-             "[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},0);];");
+  VerifyReport r = verify_text(kRelu,
+                               "L^{1000000}_{c=0}L^{1000000}_{d=0}B^{4}_{tx=0}L^{8}_{a=0}"
+                               "[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},0);];");
   EXPECT_EQ(r.status, Status::kBudgetExceeded) << r.render();
 }
 
@@ -150,7 +196,8 @@ TEST(Verify, Float16ProgramsUseTheLooseTolerance) {
 TEST(Inputs, AreDeterministicAndRespectDomains) {
   auto p = leir::parse_program(
       "input A f64[64]\ninput I i64[16]\ninput X f64[64]\noutput C f64[16]\n"
-      "L^{16}_{a=0}[C^{f64,g}_{a}=log(A^{f64,g}_{a})+sqrt(A^{f64,g}_{a+16})+X^{f64,g}_{I^{i64,g}_{a}};];");
+      "L^{16}_{a=0}[C^{f64,g}_{a}=log(A^{f64,g}_{a})+sqrt(A^{f64,g}_{a+16})+X^{f64,g}_{I^{i64,g}_{"
+      "a}};];");
   ASSERT_TRUE(p.ok()) << p.error().render();
   auto first = make_inputs(*p, 7);
   auto again = make_inputs(*p, 7);

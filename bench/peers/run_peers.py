@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""bench/peers/run_peers.py — steptp beside the compilers a user would pick instead, on the same
+machine, threads (1) and dtype (f64), one workload at a time:
+
+  naive C      steptp's compiled C of the imported program (optimize's baseline_ms)
+  steptp       the best program of `steptp optimize --search beam --policy cost` with the search
+               benchmark's flags (bench/search/run_search_cpu.sh), confirmed time
+  eager        PyTorch 2 eager (python/torch_baseline.py in the project's .venv)
+  inductor     torch.compile (Inductor, CPU); compile_s is the first, compiling call
+  metaschedule TVM MetaSchedule on the initial TIR (`lower --target tir-llvm`, loops serial),
+               --trials trials, xgb cost model; tune_s is the whole tuning
+
+Workloads: --count names drawn with random.Random(--seed).sample from the catalog's sorted
+names (the whole catalog, levels 1 and 2), never a hand-made list. Shapes: the ones the search
+used (`--shapes auto`: default shapes unless over the work limit, then small), for every peer.
+--shard K/N runs rows K, K+N, K+2N, ... of the sample, so a run can be split over sittings;
+rows are appended to --out (JSONL), each with its commit, the machine's load and the failure
+reason of any peer that failed. Rows already in --out are skipped (resume).
+Usage: bench/peers/run_peers.py [--count 64] [--seed 2026] [--shard 0/1] [--trials 64]
+         [--out bench/peers/results/peers_cpu.jsonl] [--only NAME,NAME]
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+STEPTP = os.path.join(ROOT, "build", "steptp")
+VENV_PY = os.path.join(ROOT, ".venv", "bin", "python")
+SEARCH_FLAGS = ["--search", "beam", "--policy", "cost", "--budget", "12", "--max-depth", "8",
+                "--beam-width", "2", "--proposals", "3", "--threads", "1", "--repeats", "5",
+                "--warmup", "1", "--confirm-rounds", "3", "--finalists", "3", "--shapes", "auto",
+                "--work-limit", "100000000", "--quiet"]
+
+
+def run(cmd, timeout, env=None):
+    """(stdout, None) or (None, a one-line reason)."""
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return None, f"timeout after {timeout} s"
+    if done.returncode != 0:
+        lines = [l for l in (done.stderr or done.stdout).splitlines() if l.strip()]
+        return None, (lines[-1] if lines else f"exit {done.returncode}")[:300]
+    return done.stdout, None
+
+
+def last_json(text):
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def sample(seed, count):
+    catalog = json.load(open(os.path.join(ROOT, "workloads", "catalog.json")))["workloads"]
+    names = sorted(w["name"] for w in catalog)
+    chosen = random.Random(seed).sample(names, min(count, len(names)))
+    by_name = {w["name"]: w for w in catalog}
+    return [by_name[n] for n in chosen]
+
+
+def steptp_row(w, work):
+    out, err = run([STEPTP, "optimize", w["name"], *SEARCH_FLAGS, "--out", work], 1800)
+    if err:
+        return None, err
+    r = json.load(open(os.path.join(work, "report.json")))
+    best = r["best"]["time_ms"]
+    conf = r.get("confirmation", {})
+    if conf.get("kept", True) and "best_ms" in conf:
+        best = conf["best_ms"]
+    return {"source": r["source"], "naive_ms": r["baseline_ms"], "steptp_ms": best,
+            "steptp_trace": r["best"]["trace"]}, None
+
+
+def torch_row(w, shapes, compile_):
+    cmd = [VENV_PY, os.path.join(ROOT, "python", "torch_baseline.py"), "--problem",
+           os.path.join(ROOT, "workloads", w["file"]), "--shapes-json", json.dumps(shapes),
+           "--threads", "1", "--repeats", "10", "--warmup", "2", "--json"]
+    if compile_:
+        cmd.append("--compile")
+    out, err = run(cmd, 1200)
+    return (None, err) if err else (last_json(out), None)
+
+
+def metaschedule_row(graph, trials, work):
+    leir = os.path.join(work, "initial.leir")
+    tir = os.path.join(work, "initial_tir.py")
+    _, err = run([STEPTP, "import", graph, "-o", leir], 300)
+    if err:
+        return None, "import: " + err
+    out, err = run([STEPTP, "lower", leir, "--target", "tir-llvm"], 300)
+    if err:
+        return None, "lower: " + err
+    # MetaSchedule schedules from plain loops: its own rules add parallelism.
+    with open(tir, "w") as f:
+        f.write(out.replace("T.parallel(", "T.serial("))
+    env = dict(os.environ, TVM_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    out, err = run([VENV_PY, os.path.join(ROOT, "bench", "peers", "metaschedule_peer.py"), tir,
+                    str(trials), os.path.join(work, "ms")], 3600, env)
+    return (None, err) if err else (last_json(out), None)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--shard", default="0/1")
+    ap.add_argument("--trials", type=int, default=64)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "peers", "results",
+                                                  "peers_cpu.jsonl"))
+    args = ap.parse_args()
+    k, n = (int(x) for x in args.shard.split("/"))
+    if not (0 <= k < n):
+        sys.exit("run_peers: --shard K/N needs 0 <= K < N")
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    done = set()
+    if os.path.exists(args.out):
+        done = {json.loads(l)["workload"] for l in open(args.out) if l.strip()}
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    only = set(filter(None, args.only.split(",")))
+    workloads = sample(args.seed, args.count)
+    for index, w in enumerate(workloads):
+        if index % n != k or w["name"] in done or (only and w["name"] not in only):
+            continue
+        start = time.time()
+        row = {"workload": w["name"], "level": w.get("level"), "sample_index": index,
+               "seed": args.seed, "commit": commit, "load_start": os.getloadavg()[0],
+               "threads": 1, "dtype": "f64", "failures": {}}
+        with tempfile.TemporaryDirectory() as work:
+            t0 = time.time()
+            s, err = steptp_row(w, os.path.join(work, "steptp"))
+            row["steptp_search_s"] = round(time.time() - t0, 1)
+            if err:
+                row["failures"]["steptp"] = err
+                row["failures"]["naive"] = "no baseline without the search's run"
+                source = f"workloads/graphs/{w['name']}.json (default shapes)"
+            else:
+                row.update(s)
+                source = s["source"]
+            small = "small shapes" in source
+            row["shapes_class"] = "small" if small else "default"
+            shapes = w["small_shapes"] if small else w["default_shapes"]
+            graph = os.path.join(ROOT, source.split(" (")[0])
+            for peer, compile_ in (("eager", False), ("inductor", True)):
+                t, err = torch_row(w, shapes, compile_)
+                if err:
+                    row["failures"][peer] = err
+                else:
+                    row[f"{peer}_ms"] = t["median_ms"]
+                    if compile_:
+                        row["inductor_compile_s"] = round(t["compile_s"], 2)
+                    row["torch_version"] = t["torch_version"]
+            m, err = metaschedule_row(graph, args.trials, work)
+            if err:
+                row["failures"]["metaschedule"] = err
+            else:
+                row.update({"metaschedule_ms": m["median_ms"], "metaschedule_tune_s": m["tune_s"],
+                            "metaschedule_trials": m["trials"]})
+        row["wall_s"] = round(time.time() - start, 1)
+        row["load_end"] = os.getloadavg()[0]
+        with open(args.out, "a") as f:
+            f.write(json.dumps(row) + "\n")
+        print(f"{w['name']}: " + " ".join(
+            f"{p}={row.get(p + '_ms', 'FAIL')}" for p in
+            ("naive", "steptp", "eager", "inductor", "metaschedule")), flush=True)
+
+
+if __name__ == "__main__":
+    main()
