@@ -3,10 +3,10 @@
 // (DIR/<strategy>_<NNN>.leir, in site order, each starting with a `# step:` comment).
 // Exit codes: 0 applied, 1 the step does not apply (the Infeasible code and reason on stderr),
 // 2 bad input (unreadable program, malformed step, unknown strategy, bad flags).
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "cli/command.h"
 #include "cli/commands.h"
@@ -43,8 +43,9 @@ void setup_apply_command(CLI::App& app, CommandContext& ctx) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "apply", "Apply one step (e.g. \"loop_tiling(block=0, loops=a,c, factors=8,16)\") to a "
-               "LEIR program, or every feasible step of one strategy with --all");
+      "apply",
+      "Apply one step (e.g. \"loop_tiling(block=0, loops=a,c, factors=8,16)\") to a "
+      "LEIR program, or every feasible step of one strategy with --all");
   cmd->add_option("file", flags->file, "LEIR program file ('-' for stdin)")->required();
   cmd->add_option("step", flags->step, "The step, as printed by `steptp sites`");
   cmd->add_option("--strategy", flags->strategy, "With --all: the strategy to enumerate");
@@ -75,10 +76,11 @@ void setup_apply_command(CLI::App& app, CommandContext& ctx) {
       for (const strategy::Site& site : strategy::feasible_sites(*s, *program)) {
         strategy::Outcome<leir::Program> out = s->apply(*program, site);
         STEPTP_CHECK(out.ok(), "a feasible site failed to apply: " + site.to_string());
-        std::string text = as_comment(site.to_string(), s->explain(*program, site)) +
-                           leir::print_program(*out);
-        std::string path = (std::filesystem::path(flags->out) /
-                            fmt::format("{}_{:03}.leir", s->name(), n++)).string();
+        std::string text =
+            as_comment(site.to_string(), s->explain(*program, site)) + leir::print_program(*out);
+        std::string path =
+            (std::filesystem::path(flags->out) / fmt::format("{}_{:03}.leir", s->name(), n++))
+                .string();
         if (!write_file_atomic(path, text)) return;
       }
       std::cerr << "steptp: wrote " << n << " programs to " << flags->out << "\n";
@@ -94,6 +96,11 @@ void setup_apply_command(CLI::App& app, CommandContext& ctx) {
     if (s == nullptr) {
       std::cerr << "steptp: unknown strategy '" << site->strategy()
                 << "' (see `steptp strategies`)\n";
+      return;
+    }
+    if (strategy::Check known = strategy::known_parameters(*s, *program, *site); !known) {
+      std::cerr << "steptp: infeasible: " << known.infeasible().render() << "\n";
+      ctx.exit_code = kExitNo;
       return;
     }
     strategy::Outcome<leir::Program> out = s->apply(*program, *site);

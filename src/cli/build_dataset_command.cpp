@@ -36,11 +36,14 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
       ->capture_default_str();
   o.workloads_dir.clear();
   cmd->add_option("--catalog", o.workloads_dir,
-                  "Folder with catalog.json and graphs/ (default: found beside the checkout or install, or $STEPTP_WORKLOADS_DIR)");
+                  "Folder with catalog.json and graphs/ (default: found beside the checkout or "
+                  "install, or $STEPTP_WORKLOADS_DIR)");
   cmd->add_option("--out", o.out_dir, "Output folder (checkpoints/ inside it make reruns resume)")
       ->capture_default_str();
   cmd->add_option("--seed", flags->seed, "Seed of every random choice")->capture_default_str();
-  cmd->add_option("--jobs", o.jobs, "Worker threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--jobs", o.jobs, "Worker threads (0: all cores)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 4096));
   cmd->add_option("--max-depth", o.generate.max_depth,
                   "Most steps before a recorded step (compositions and chains)")
       ->capture_default_str();

@@ -59,8 +59,7 @@ std::vector<strategy::Site> feasible_steps(const leir::Program& p) {
 
 Result<leir::Program> apply_step(const leir::Program& p, const strategy::Site& site) {
   const strategy::Strategy* s = strategy::find_strategy(site.strategy());
-  if (s == nullptr)
-    return Error::make("bad_site", "no strategy named '" + site.strategy() + "'");
+  if (s == nullptr) return Error::make("bad_site", "no strategy named '" + site.strategy() + "'");
   strategy::Outcome<leir::Program> next = s->apply(p, site);
   if (!next.ok()) return Error::make("infeasible", next.infeasible().render());
   return std::move(next).value();
@@ -69,6 +68,9 @@ Result<leir::Program> apply_step(const leir::Program& p, const strategy::Site& s
 Result<leir::Program> apply_step_text(const leir::Program& p, std::string_view step) {
   Result<strategy::Site> site = strategy::parse_site(step);
   if (!site.ok()) return Error::make("bad_site", site.error().render());
+  if (const strategy::Strategy* s = strategy::find_strategy(site->strategy()))
+    if (strategy::Check known = strategy::known_parameters(*s, p, *site); !known)
+      return Error::make("infeasible", known.infeasible().render());
   return apply_step(p, *site);
 }
 
@@ -80,9 +82,8 @@ Result<leir::Program> replay(const leir::Program& initial, const std::vector<std
                          "step " + std::to_string(i + 1) + " is a model answer, not a site");
     Result<leir::Program> next = apply_step_text(p, steps[i]);
     if (!next.ok())
-      return Error::make(next.error().category,
-                         "step " + std::to_string(i + 1) + " (" + steps[i] +
-                             "): " + next.error().message);
+      return Error::make(next.error().category, "step " + std::to_string(i + 1) + " (" + steps[i] +
+                                                    "): " + next.error().message);
     p = std::move(next).value();
   }
   return p;

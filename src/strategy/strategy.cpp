@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <set>
 
 namespace steptp::strategy {
 
@@ -240,6 +241,21 @@ std::vector<Site> feasible_sites(const Strategy& strategy, const leir::Program& 
 Infeasible wrong_strategy(const Strategy& strategy, const Site& s) {
   return infeasible("site.wrong_strategy", "step {} is not a {} step", s.to_string(),
                     strategy.name());
+}
+
+Check known_parameters(const Strategy& strategy, const leir::Program& p, const Site& s) {
+  std::set<std::string> valid;
+  for (const Site& site : strategy.sites(p))
+    for (const Site::Param& param : site.params()) valid.insert(param.key);
+  if (valid.empty()) return feasible();
+  for (const Site::Param& param : s.params()) {
+    if (valid.count(param.key)) continue;
+    std::string list;
+    for (const std::string& key : valid) list += (list.empty() ? "" : ", ") + key;
+    return infeasible("site.unknown_parameter", "{} has no parameter '{}' (its parameters: {})",
+                      strategy.name(), param.key, list);
+  }
+  return feasible();
 }
 
 }  // namespace steptp::strategy

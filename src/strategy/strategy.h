@@ -214,4 +214,10 @@ std::vector<Site> feasible_sites(const Strategy& strategy, const leir::Program& 
 // The Infeasible every strategy returns for a site that names another strategy.
 Infeasible wrong_strategy(const Strategy& strategy, const Site& s);
 
+// A site given as text (a user's or a model's step) may carry keys the strategy never reads;
+// they would be ignored silently. This rejects a key that none of the strategy's sites on `p`
+// uses, with Infeasible "site.unknown_parameter" listing the keys that are. When the strategy
+// has no site on `p` the step is infeasible anyway, and apply() says why.
+Check known_parameters(const Strategy& strategy, const leir::Program& p, const Site& s);
+
 }  // namespace steptp::strategy

@@ -140,4 +140,18 @@ expect_exit 2 "tokens on a line without string role/content" -- \
 expect_output "bad_chat.jsonl:2" "the bad line is named"
 expect_exit 2 "tokens with a file that is not a tokenizer" -- "$STEPTP" tokens "$CHAT" --tokenizer "$CHAT"
 
+
+# A step with a parameter its strategy does not have is refused, naming the valid ones.
+expect_exit 1 "apply with an unknown strategy parameter" -- "$STEPTP" apply "$SRC/examples/matmul.leir" \
+  "loop_tiling(block=0, loops=a,c, factors=8,16, bogus=3)"
+expect_output "site.unknown_parameter: loop_tiling has no parameter 'bogus' (its parameters: block, factors, loops)" \
+  "the unknown key and the valid keys are named"
+expect_exit 2 "build-dataset --jobs -1 is refused" -- "$STEPTP" build-dataset --jobs -1 --out "$TMP/jobs"
+expect_output "--jobs" "the bad flag is named"
+# A declared tensor read with another dtype than its declaration is ill-formed.
+printf 'input A f64[4,8]\noutput C f64[4,8]\nB^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=A^{f16,g}_{tx,a};];\n' \
+  >"$TMP/dtype.leir"
+expect_exit 2 "check rejects a dtype that contradicts the declaration" -- "$STEPTP" check "$TMP/dtype.leir"
+expect_output "tensor 'A' is declared f64 but referenced as f16" "the contradiction is named"
+
 finish
