@@ -51,6 +51,14 @@ def main(path):
         wins = sum(a > b for a, b in pairs)
         out.append(f"| {LABEL[p]} | {len(pairs)} | {g:.2f}x | {wins} of {len(pairs)} |")
     out.append("")
+    small = sum(r.get("shapes_class") == "small" for r in rows)
+    out.append(f"Rows: {len(rows)} of 64 sampled. How to read them: {small} of the {len(rows)} "
+               "rows ran at small shapes (their default instance is over the search's work "
+               "limit), where a kernel takes microseconds and PyTorch's per-call overhead "
+               "(eager dispatch, Inductor's guards) dominates its time; steptp's and "
+               "MetaSchedule's times are the kernel alone, measured in a C loop. PyTorch calls "
+               "BLAS for matrix products; steptp's C and MetaSchedule's code do not. A peer "
+               "that failed is left out of its geomean and listed below with its reason.\n")
     out.append("## Per workload (ms)\n")
     out.append("| # | workload | shapes | naive C | steptp | eager | Inductor | MetaSchedule "
                "| Inductor compile s | MS tuning s | search s | load |")
