@@ -154,4 +154,16 @@ printf 'input A f64[4,8]\noutput C f64[4,8]\nB^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{
 expect_exit 2 "check rejects a dtype that contradicts the declaration" -- "$STEPTP" check "$TMP/dtype.leir"
 expect_output "tensor 'A' is declared f64 but referenced as f16" "the contradiction is named"
 
+
+# fmt -i never deletes comments silently: it refuses, or drops them when told to.
+printf '# why this program\ninput A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a};];\n' \
+  >"$TMP/commented.leir"
+cp "$TMP/commented.leir" "$TMP/commented.orig"
+expect_exit 2 "fmt -i on a file with comments is refused" -- "$STEPTP" fmt -i "$TMP/commented.leir"
+expect_output "commented.leir:1: has comments" "the comment's line is named"
+expect_exit 0 "the refused file is unchanged" -- cmp "$TMP/commented.leir" "$TMP/commented.orig"
+expect_exit 0 "fmt -i --drop-comments rewrites it" -- \
+  "$STEPTP" fmt -i --drop-comments "$TMP/commented.leir"
+expect_exit 1 "the comment is gone" -- grep -q "why this program" "$TMP/commented.leir"
+
 finish
