@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/gpu_check.sh — the short (< 10 min) checks for a machine with an NVIDIA GPU: shows
 # nvidia-smi, trains the tiny random Qwen3-architecture model for a few steps on the GPU with
-# python/train_sft.py (bf16 where supported) and prints its metrics, then the CUDA lowering checks.
+# python/train_sft.py (bf16 where supported) and prints its metrics, then runs the CUDA and TVM-CUDA
+# lowerings of a few programs and compares them with the reference interpreter.
 # Exits non-zero when any check fails.
 #
 # The GPU machine may reach no package index: it needs a Python with torch, transformers, trl and
@@ -91,35 +92,76 @@ sys.exit(0 if m["device"] == "cuda" and m["last_loss"] < m["first_loss"] else 1)
     "$RESULTS/train/metrics.json" || failed "GPU training did not run on cuda or did not lower the loss"
 }
 
-# CUDA lowering checks ---------------------------------------------------------------------------
-# The CUDA backend end to end: `steptp lower --target cuda` writes a .cu file with its host harness
-# and nvcc must compile it. Skipped (not failed) where steptp has not been built.
-cuda_lowering_checks() {
-  section "CUDA lowering checks"
-  local steptp=$BUILD/steptp nvcc
+# GPU lowering checks ----------------------------------------------------------------------------
+# For a few programs (examples/softmax.leir and 3 catalog workloads at small shapes, drawn with
+# random.Random(36) from the sorted names): `lower --target cuda` compiled by nvcc and run on the
+# GPU, and `lower --target tir` built by TVM for "cuda", must give the reference interpreter's
+# outputs on the harness's deterministic inputs (`steptp run --harness-inputs --dump`).
+# Skipped (not failed) where steptp has not been built; TVM-CUDA is skipped where the installed
+# TVM has no CUDA runtime (the PyPI wheel is CPU-only).
+gpu_lowering_checks() {
+  section "GPU lowering checks (CUDA via nvcc, TIR via TVM's cuda target)"
+  local steptp=$BUILD/steptp nvcc tvm_py=${STEPTP_TVM_PYTHON:-.venv/bin/python} programs=() p name rc
   if [[ ! -x $steptp ]]; then
     echo "skip: $steptp does not exist (build the project first)"
     return
   fi
   nvcc=${STEPTP_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-  if [[ ! -x $nvcc ]]; then
-    failed "nvcc not found (set STEPTP_NVCC)"
-    return
-  fi
-  if ! timeout 60 "$steptp" lower examples/softmax.leir --target cuda -o "$RESULTS/softmax.cu"; then
-    failed "steptp lower examples/softmax.leir --target cuda"
-    return
-  fi
-  if timeout 180 "$nvcc" -O2 -o "$RESULTS/softmax_cuda" "$RESULTS/softmax.cu"; then
-    echo "ok: $RESULTS/softmax.cu compiles with $nvcc"
-  else
-    failed "nvcc could not compile $RESULTS/softmax.cu"
-  fi
+  [[ -x $nvcc ]] || { failed "nvcc not found (set STEPTP_NVCC)"; return; }
+  [[ -x $tvm_py ]] || tvm_py=python3
+  mkdir -p "$RESULTS/lowering"
+  cp examples/softmax.leir "$RESULTS/lowering/example_softmax.leir"
+  programs+=(example_softmax)
+  for name in $(python3 -c 'import glob, os, random
+names = sorted(os.path.basename(g)[:-len(".small.json")] for g in glob.glob("workloads/graphs/*.small.json"))
+print(" ".join(random.Random(36).sample(names, 3)))'); do
+    if timeout 60 "$steptp" import "workloads/graphs/$name.small.json" -o "$RESULTS/lowering/$name.leir"; then
+      programs+=("$name")
+    else
+      failed "steptp import workloads/graphs/$name.small.json"
+    fi
+  done
+  for p in "${programs[@]}"; do
+    local dir=$RESULTS/lowering/$p
+    mkdir -p "$dir"
+    if ! timeout 120 "$steptp" run "$dir.leir" --harness-inputs --dump "$dir/interpreter.dump" >/dev/null; then
+      failed "$p: steptp run --harness-inputs"
+      continue
+    fi
+    # CUDA: nvcc, one run, the harness dumps its outputs.
+    if ! timeout 60 "$steptp" lower "$dir.leir" --target cuda -o "$dir/program.cu"; then
+      failed "$p: steptp lower --target cuda"
+    elif ! timeout 180 "$nvcc" -O2 -o "$dir/program_cuda" "$dir/program.cu" >"$dir/nvcc.log" 2>&1; then
+      failed "$p: nvcc could not compile $dir/program.cu ($(grep -m1 error "$dir/nvcc.log"))"
+    elif ! timeout 120 "$dir/program_cuda" 1 "$dir/cuda.dump" >"$dir/cuda.log" 2>&1; then
+      failed "$p: the CUDA program exited non-zero ($(tail -n 1 "$dir/cuda.log"))"
+    elif python3 python/gpu_lowering_check.py compare "$dir/interpreter.dump" "$dir/cuda.dump"; then
+      echo "ok: $p: CUDA matches the interpreter"
+    else
+      failed "$p: CUDA outputs differ from the interpreter's"
+    fi
+    # TVM-CUDA.
+    if ! timeout 60 "$steptp" lower "$dir.leir" --target tir -o "$dir/module.py"; then
+      failed "$p: steptp lower --target tir"
+      continue
+    fi
+    rc=0
+    timeout 300 "$tvm_py" python/gpu_lowering_check.py tvm-cuda "$dir.leir" "$dir/module.py" "$dir/tvm_cuda.dump" || rc=$?
+    if ((rc == 3)); then
+      echo "skip: $p: TVM-CUDA (see above)"
+    elif ((rc != 0)); then
+      failed "$p: TVM could not build or run the TIR for cuda"
+    elif python3 python/gpu_lowering_check.py compare "$dir/interpreter.dump" "$dir/tvm_cuda.dump"; then
+      echo "ok: $p: TVM-CUDA matches the interpreter"
+    else
+      failed "$p: TVM-CUDA outputs differ from the interpreter's"
+    fi
+  done
 }
 
 gpu_info
 train_check
-cuda_lowering_checks
+gpu_lowering_checks
 
 section "summary"
 if ((failures > 0)); then

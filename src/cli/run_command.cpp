@@ -1,6 +1,11 @@
 // cli/run_command.cpp — `steptp run FILE [--seed N] [--scale X] [--json]`: run a program on
 // seeded inputs with the reference interpreter and print statistics of each output.
+// `--harness-inputs --dump FILE` gives the element values that the CUDA harness of `lower
+// --target cuda` writes with its dump argument, for comparison on a GPU machine.
+#include <fmt/format.h>
+
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -9,6 +14,7 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/program_input.h"
+#include "codegen/timing.h"
 #include "interp/interpreter.h"
 #include "verify/verify.h"
 
@@ -50,6 +56,8 @@ void setup_run_command(CLI::App& app, CommandContext& ctx) {
     double scale = 1.0;
     bool json = false;
     int64_t budget = 4'000'000'000;
+    bool harness_inputs = false;
+    std::string dump;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
@@ -63,11 +71,26 @@ void setup_run_command(CLI::App& app, CommandContext& ctx) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", flags->json, "Machine-readable output");
+  cmd->add_flag("--harness-inputs", flags->harness_inputs,
+                "Use the deterministic inputs of the generated C and CUDA harnesses instead of "
+                "seeded random ones (--seed and --scale are then ignored)");
+  cmd->add_option("--dump", flags->dump,
+                  "Write every output element here, one %.17g value per line, outputs in "
+                  "declaration order (the CUDA harness's dump format)");
   cmd->callback([flags, &ctx] {
     auto program = load_program(flags->file);
     if (!program) {
       ctx.exit_code = kExitBadInput;
       return;
+    }
+    if (!flags->dump.empty()) {
+      std::filesystem::path parent = std::filesystem::path(flags->dump).parent_path();
+      if (Result<void> dir = ensure_writable_dir(parent.empty() ? "." : parent.string());
+          !dir.ok()) {
+        std::cerr << "--dump " << flags->dump << ": " << dir.error().render() << "\n";
+        ctx.exit_code = kExitBadInput;
+        return;
+      }
     }
     interp::RunOptions options;
     options.work_budget = flags->budget;
@@ -75,7 +98,9 @@ void setup_run_command(CLI::App& app, CommandContext& ctx) {
     auto compiled = interp::Interpreter::compile(*program, options);
     interp::RunStats run_stats;
     Result<std::vector<leir::TensorData>> outputs =
-        compiled ? compiled->run(verify::make_inputs(*program, flags->seed, flags->scale),
+        compiled ? compiled->run(flags->harness_inputs
+                                     ? codegen::deterministic_inputs(*program)
+                                     : verify::make_inputs(*program, flags->seed, flags->scale),
                                  &run_stats)
                  : Result<std::vector<leir::TensorData>>(compiled.error());
     double seconds =
@@ -121,6 +146,15 @@ void setup_run_command(CLI::App& app, CommandContext& ctx) {
                   << s.sum;
         if (s.nan) std::cout << ", " << s.nan << " NaN";
         std::cout << "\n";
+      }
+    }
+    if (!flags->dump.empty()) {
+      std::string text;
+      for (const auto& t : *outputs)
+        for (double v : t.values) text += fmt::format("{:.17g}\n", v);
+      if (!write_file_atomic(flags->dump, text)) {
+        ctx.exit_code = kExitBadInput;
+        return;
       }
     }
     if (flags->json) {

@@ -41,6 +41,7 @@ class TirEmitter {
   TirEmitter(const leir::Program& p, const leir::TensorTable& t, TirTarget target)
       : p_(p), table_(t), target_(target), facts_(analyze_statements(p)) {
     for (const StmtFacts& f : facts_) facts_by_stmt_[f.stmt] = &f;
+    plan_buffer_versions();
   }
 
   std::string emit() {
@@ -69,12 +70,110 @@ class TirEmitter {
       line(2, fmt::format("{} = T.alloc_buffer({}, \"{}\"{})", py_name(t.name),
                           shape_text(t.shape), tvm_dtype(t.dtype), scope));
     }
+    for (const auto& [tensor, versions] : versions_) {
+      const leir::TensorInfo& t = *table_.find(tensor);
+      const bool gpu_scoped = target_ == TirTarget::kCuda && t.role == leir::TensorRole::kIntermediate;
+      std::string scope = gpu_scoped && t.scope == leir::Scope::kShared  ? ", scope=\"shared\""
+                          : gpu_scoped && t.scope == leir::Scope::kLocal ? ", scope=\"local\""
+                                                                         : "";
+      for (int v = 0; v + 1 < versions.count; ++v)
+        line(2, fmt::format("{} = T.alloc_buffer({}, \"{}\"{})", version_name(tensor, v),
+                            shape_text(t.shape), tvm_dtype(t.dtype), scope));
+    }
     std::vector<const leir::Loop*> scope;
-    for (const leir::Block& b : p_.blocks) emit_block(b, 2, scope);
+    for (size_t b = 0; b < p_.blocks.size(); ++b) {
+      current_block_ = b;
+      emit_block(p_.blocks[b], 2, scope);
+    }
     return out_;
   }
 
  private:
+  // Buffer versions. TVM's schedules (MetaSchedule among them) require every buffer to be
+  // written by a single block; LEIR programs often rewrite a tensor in a later top-level block
+  // (a bias added to an accumulated product, a normalisation in place). Such a later write is
+  // given a buffer of its own when renaming cannot change the result: it is the only statement
+  // of its top-level block that touches the tensor, it writes every element exactly once
+  // (subscripts are the loops' variables, one per dimension over its whole extent, no reduction)
+  // and reads the tensor only at the element it writes. Versions 0..count-2 are new buffers
+  // (`X_v0`, ...); the last version keeps the tensor's own name, so outputs stay in place.
+  struct Versions {
+    std::vector<size_t> starts;  // top-level blocks whose write begins versions 1, 2, ...
+    int count = 1;
+  };
+
+  void plan_buffer_versions() {
+    std::map<std::string, std::vector<size_t>> writers;
+    leir::for_each_stmt(p_.blocks, [&](const leir::Stmt& s, const leir::StmtContext& c) {
+      std::vector<size_t>& w = writers[s.lhs->name()];
+      if (w.empty() || w.back() != c.top_block) w.push_back(c.top_block);
+    });
+    for (const auto& [tensor, blocks] : writers) {
+      Versions v;
+      for (size_t i = 1; i < blocks.size(); ++i)
+        if (rewrites_whole_tensor(blocks[i], tensor)) v.starts.push_back(blocks[i]);
+      v.count = static_cast<int>(v.starts.size()) + 1;
+      if (v.count > 1) versions_[tensor] = std::move(v);
+    }
+  }
+
+  bool rewrites_whole_tensor(size_t top_block, const std::string& tensor) const {
+    const leir::Stmt* writer = nullptr;
+    std::vector<const leir::Loop*> writer_scope;
+    bool other_use = false;
+    leir::for_each_stmt(p_.blocks, [&](const leir::Stmt& s, const leir::StmtContext& c) {
+      if (c.top_block != top_block) return;
+      bool reads = false;
+      leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
+        if (e->kind() == ExprKind::kAccess && e->name() == tensor) reads = true;
+      });
+      if (s.lhs->name() != tensor) {
+        other_use |= reads;
+        return;
+      }
+      if (writer) other_use = true;
+      writer = &s;
+      writer_scope = c.loops;
+    });
+    if (!writer || other_use || facts_by_stmt_.at(writer)->init_before) return false;
+    const leir::TensorInfo& info = *table_.find(tensor);
+    const auto& idx = writer->lhs->indices();
+    if (idx.size() != info.shape.size() || idx.size() != writer_scope.size()) return false;
+    std::set<std::string> seen;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      if (idx[d]->kind() != ExprKind::kIndexVar || !seen.insert(idx[d]->name()).second) return false;
+      auto loop = std::find_if(writer_scope.begin(), writer_scope.end(),
+                               [&](const leir::Loop* l) { return l->var == idx[d]->name(); });
+      if (loop == writer_scope.end() || (*loop)->extent != info.shape[d]) return false;
+    }
+    bool pointwise = true;
+    leir::for_each_expr(writer->rhs, [&](const ExprRef& e) {
+      if (e->kind() == ExprKind::kAccess && e->name() == tensor && !leir::equal(e, writer->lhs))
+        pointwise = false;
+    });
+    return pointwise;
+  }
+
+  std::string version_name(const std::string& tensor, int version) const {
+    auto it = versions_.find(tensor);
+    if (it == versions_.end() || version + 1 == it->second.count) return py_name(tensor);
+    std::string name = fmt::format("{}_v{}", tensor, version);
+    while (table_.find(name) || python_reserved().count(name)) name += "_";  // never a LEIR name
+    return name;
+  }
+
+  // The version current in the top-level block being emitted; a block that starts a version
+  // writes the new one and reads the one before.
+  std::string buffer_name(const std::string& tensor, bool write) const {
+    auto it = versions_.find(tensor);
+    if (it == versions_.end()) return py_name(tensor);
+    int v = 0;
+    for (size_t start : it->second.starts) {
+      if (start < current_block_ || (start == current_block_ && write)) ++v;
+    }
+    return version_name(tensor, v);
+  }
+
   void line(int indent, const std::string& s) {
     if (!s.empty()) out_.append(static_cast<size_t>(indent) * 4, ' ');
     out_ += s;
@@ -194,7 +293,7 @@ class TirEmitter {
     }
     if (!scope.empty())
       line(indent, fmt::format("{} = T.axis.remap(\"{}\", [{}])", vars, kinds, loops));
-    std::string target = access(s.lhs);
+    std::string target = access(s.lhs, /*write=*/true);
     if (f.init_before && any_reduce) {
       line(indent, "with T.init():");
       line(indent + 1, fmt::format("{} = {}", target, store(s.lhs, identity(*f.identity))));
@@ -220,9 +319,10 @@ class TirEmitter {
     return t == DType::kF64 ? v : fmt::format("T.Cast(\"{}\", {})", tvm_dtype(t), v);
   }
 
-  std::string access(const ExprRef& e) const {
-    if (e->indices().empty()) return fmt::format("{}[()]", py_name(e->name()));
-    std::string s = fmt::format("{}[", py_name(e->name()));
+  std::string access(const ExprRef& e, bool write = false) const {
+    std::string name = buffer_name(e->name(), write);
+    if (e->indices().empty()) return fmt::format("{}[()]", name);
+    std::string s = fmt::format("{}[", name);
     for (size_t i = 0; i < e->indices().size(); ++i)
       s += fmt::format("{}{}", i ? ", " : "", index(e->indices()[i]));
     return s + "]";
@@ -330,6 +430,8 @@ class TirEmitter {
   std::vector<StmtFacts> facts_;
   std::map<const leir::Stmt*, const StmtFacts*> facts_by_stmt_;
   std::map<std::string, int> block_names_;
+  std::map<std::string, Versions> versions_;
+  size_t current_block_ = 0;
   ExprRef subst_;
   std::string subst_text_;
   std::string out_;

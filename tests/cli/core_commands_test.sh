@@ -48,6 +48,17 @@ expect_exit 0 "run softmax" -- "$STEPTP" run "$EX/softmax.leir" --seed 3
 expect_output "output C f64[16,128]" "run prints output statistics"
 expect_exit 0 "run --json" -- "$STEPTP" run --json "$EX/matmul.leir"
 expect_output '"statement_executions": 36864' "run counts statement executions"
+# --harness-inputs: element k of the i-th declared input is 0.5 + ((k*2654435761 + i*97 + 12345)
+# mod 1000003) / 1000003, as the CUDA harness fills it; --dump writes one %.17g value per line.
+printf 'input A f64[3]\ninput B f64[3]\noutput C f64[3]\nL^{3}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a}-B^{f64,g}_{a};];\n' >"$TMP/sub.leir"
+expect_exit 0 "run --harness-inputs --dump" -- "$STEPTP" run "$TMP/sub.leir" --harness-inputs --dump "$TMP/sub.dump"
+python3 - "$TMP/sub.dump" <<'PY' || { echo "FAIL: the dump lacks the harness inputs' result"; failures=$((failures + 1)); }
+import sys
+value = lambda i, k: 0.5 + ((k * 2654435761 + i * 97 + 12345) % 1000003) / 1000003
+got = [float(l) for l in open(sys.argv[1])]
+want = [value(0, k) - value(1, k) for k in range(3)]
+sys.exit(0 if len(got) == 3 and all(abs(g - w) < 1e-15 for g, w in zip(got, want)) else 1)
+PY
 
 # verify
 expect_exit 0 "verify equivalent programs" -- "$STEPTP" verify "$EX/softmax.leir" "$EX/softmax_online.leir"

@@ -135,5 +135,37 @@ TEST(TirEmitter, BindingsScopesAndIndexArithmetic) {
   EXPECT_NE(t.find("C[v_tx] = D[((T.floordiv(v_tx, 8) * 8) + T.floormod(v_tx, 8))]"), std::string::npos) << t;
 }
 
+// TVM's schedules want one writing block per buffer: a later top-level block that rewrites a
+// whole tensor pointwise (a bias added to an accumulated output) writes a buffer of its own;
+// the earlier value moves to `D_v0` and the output keeps its name, so callers see no change.
+TEST(TirEmitter, APointwiseRewriteOfAWholeTensorGetsItsOwnBuffer) {
+  std::string t = tir_of(
+      "input A f64[4,6]\ninput E f64[4]\noutput D f64[4]\n"
+      "B^{4}_{tx=0}L^{6}_{a=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+A^{f64,g}_{tx,a};];"
+      "B^{4}_{tx=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+E^{f64,g}_{tx};];"
+      "B^{4}_{tx=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},0);];\n");
+  EXPECT_NE(t.find("D_v0 = T.alloc_buffer((4,), \"float64\")"), std::string::npos) << t;
+  EXPECT_NE(t.find("D_v1 = T.alloc_buffer((4,), \"float64\")"), std::string::npos) << t;
+  EXPECT_NE(t.find("D_v0[v_tx] = (D_v0[v_tx] + A[v_tx, v_a])"), std::string::npos) << t;
+  EXPECT_NE(t.find("D_v1[v_tx] = (D_v0[v_tx] + E[v_tx])"), std::string::npos) << t;
+  EXPECT_NE(t.find("D[v_tx] = T.max(D_v1[v_tx], T.float64(0))"), std::string::npos) << t;
+}
+
+// Renaming would change the result where a later block writes part of the tensor, reads it at
+// another element, or reduces into it: those keep the one buffer.
+TEST(TirEmitter, PartialOrNonPointwiseRewritesKeepTheirBuffer) {
+  for (const char* second : {
+           "B^{2}_{tx=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+1;];",                 // part of D
+           "B^{3}_{tx=0}[D^{f64,g}_{tx+1}=D^{f64,g}_{tx}+D^{f64,g}_{tx+1};];",  // a scan
+           "B^{4}_{tx=0}L^{6}_{a=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+A^{f64,g}_{tx,a};];",
+       }) {
+    std::string t = tir_of(
+        std::string("input A f64[4,6]\noutput D f64[4]\n"
+                    "B^{4}_{tx=0}L^{6}_{a=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+A^{f64,g}_{tx,a};];") +
+        second + "\n");
+    EXPECT_EQ(t.find("D_v0"), std::string::npos) << second << "\n" << t;
+  }
+}
+
 }  // namespace
 }  // namespace steptp::codegen
