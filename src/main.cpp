@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/json_errors.h"
 #include "support/error.h"
 
 namespace {
@@ -38,20 +39,21 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "steptp 0.1.0");
   steptp::cli::CommandContext ctx;
   for (const CommandEntry& c : kCommands) c.setup(app, ctx);
+  steptp::cli::JsonErrorScope json_errors(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
-    return code == 0 ? 0 : steptp::cli::kExitBadInput;
+    return json_errors.finish(code == 0 ? 0 : steptp::cli::kExitBadInput, "bad_flags");
   } catch (const steptp::InternalError& e) {
     std::cerr << "steptp: " << e.what() << "\n(this is a bug in steptp; please report it)\n";
-    return steptp::cli::kExitInternal;
+    return json_errors.finish(steptp::cli::kExitInternal);
   } catch (const std::bad_alloc&) {
     std::cerr << "steptp: out of memory\n";
-    return steptp::cli::kExitBadInput;
+    return json_errors.finish(steptp::cli::kExitBadInput, "out_of_memory");
   } catch (const std::exception& e) {
     std::cerr << "steptp: internal error: " << e.what() << "\n";
-    return steptp::cli::kExitInternal;
+    return json_errors.finish(steptp::cli::kExitInternal);
   }
-  return ctx.exit_code;
+  return json_errors.finish(ctx.exit_code);
 }

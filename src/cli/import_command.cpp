@@ -2,6 +2,7 @@
 // [-o out.leir]`: a KernelBench problem file is traced by python/steptp_trace.py (run with
 // /usr/bin/python3 as a subprocess), a graph JSON is read directly; either is lowered to LEIR.
 // The tracer: $STEPTP_PYTHON_DIR/steptp_trace.py, else the bundled one (cli/bundled_data.h).
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,6 +14,8 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "frontend/importer.h"
+#include "interp/interpreter.h"
+#include "verify/verify.h"
 
 namespace steptp::cli {
 namespace {
@@ -36,8 +39,10 @@ fs::path find_tracer() {
 }
 
 // Runs the tracer; on failure prints its one-line reason and returns false.
+// A problem file runs arbitrary Python: the tracer is stopped (TERM, then KILL 5 s later) after
+// `timeout_s` seconds, so a module that hangs at import or in forward() cannot hang steptp.
 bool trace_file(const std::string& file, const std::string& shapes, const std::string& dtype,
-                std::string& graph_json) {
+                int timeout_s, std::string& graph_json) {
   const fs::path tracer = find_tracer();
   if (tracer.empty()) {
     std::cerr << "steptp: cannot find python/steptp_trace.py (set STEPTP_PYTHON_DIR)\n";
@@ -46,11 +51,19 @@ bool trace_file(const std::string& file, const std::string& shapes, const std::s
   fs::path tmp = fs::temp_directory_path() / ("steptp-import-" + std::to_string(::getpid()));
   fs::create_directories(tmp);
   const fs::path out = tmp / "graph.json", err = tmp / "stderr.txt";
-  std::string cmd = "/usr/bin/python3 " + shell_quote(tracer.string()) + " " +
+  std::string cmd = "timeout --kill-after=5 " + std::to_string(timeout_s) +
+                    " /usr/bin/python3 " + shell_quote(tracer.string()) + " " +
                     shell_quote(file) + " --dtype " + shell_quote(dtype) + " -o " +
                     shell_quote(out.string()) + " 2>" + shell_quote(err.string());
   if (!shapes.empty()) cmd += " --shapes " + shell_quote(shapes);
-  const int rc = std::system(cmd.c_str());
+  const int status = std::system(cmd.c_str());
+  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (rc == 124 || rc == 137) {
+    std::cerr << "steptp: cannot trace " << file << ": timed out after " << timeout_s
+              << " s (the tracer was stopped; raise --timeout if the module is just slow)\n";
+    fs::remove_all(tmp);
+    return false;
+  }
   bool ok = rc == 0 && read_file(out.string(), graph_json);
   if (!ok) {
     std::string msg;
@@ -69,11 +82,29 @@ bool trace_file(const std::string& file, const std::string& shapes, const std::s
   return ok;
 }
 
+// A graph whose recorded shapes disagree (a node claiming a shape its op cannot produce from its
+// arguments) lowers to subscripts outside their tensors. Programs whose subscripts provably stay
+// inside need no run; the others run once on the interpreter (within a small work budget) and
+// an out-of-bounds access means the graph is inconsistent. Programs too large to run here pass.
+Result<void> check_shapes_consistent(const leir::Program& program) {
+  interp::RunOptions options;
+  options.work_budget = 200'000'000;
+  options.memory_budget_bytes = 1LL << 30;
+  Result<interp::Interpreter> interpreter = interp::Interpreter::compile(program, options);
+  if (!interpreter.ok() || interpreter->statically_in_bounds()) return {};
+  auto outputs = interpreter->run(verify::make_inputs(program, /*seed=*/0, /*scale=*/1.0));
+  if (!outputs.ok() && outputs.error().category == "out_of_bounds")
+    return Error::make("inconsistent_shapes",
+                       "the graph's shapes do not fit together: " + outputs.error().message);
+  return {};
+}
+
 }  // namespace
 
 void setup_import_command(CLI::App& app, CommandContext& ctx) {
   struct Flags {
     std::string file, shapes, dtype = "f64", output;
+    int timeout_s = 120;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
@@ -85,6 +116,9 @@ void setup_import_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--dtype", flags->dtype, "element type for a .py file")
       ->check(CLI::IsMember({"f64", "f32", "f16"}));
   cmd->add_option("-o,--output", flags->output, "write the .leir program here (default stdout)");
+  cmd->add_option("--timeout", flags->timeout_s, "seconds the tracer may run on a .py file")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 86400));
   cmd->callback([flags, &ctx] {
     ctx.exit_code = kExitBadInput;
     const std::string& f = flags->file;
@@ -96,7 +130,7 @@ void setup_import_command(CLI::App& app, CommandContext& ctx) {
         std::cerr << "steptp: cannot read " << f << ": no such file\n";
         return;
       }
-      if (!trace_file(f, flags->shapes, flags->dtype, graph)) return;
+      if (!trace_file(f, flags->shapes, flags->dtype, flags->timeout_s, graph)) return;
     } else {
       if (!flags->shapes.empty()) {
         std::cerr << "steptp: --shapes applies to a .py problem file, not to a traced graph\n";
@@ -108,6 +142,11 @@ void setup_import_command(CLI::App& app, CommandContext& ctx) {
     if (!r) {
       std::cerr << "steptp: cannot import " << f << ": " << r.error().category << ": "
                 << r.error().message << "\n";
+      return;
+    }
+    if (Result<void> shapes = check_shapes_consistent(r->program); !shapes.ok()) {
+      std::cerr << "steptp: cannot import " << f << ": " << shapes.error().category << ": "
+                << shapes.error().message << "\n";
       return;
     }
     if (flags->output.empty()) {

@@ -177,4 +177,28 @@ expect_exit 0 "fmt -i --drop-comments rewrites it" -- \
   "$STEPTP" fmt -i --drop-comments "$TMP/commented.leir"
 expect_exit 1 "the comment is gone" -- grep -q "why this program" "$TMP/commented.leir"
 
+# --json: a command that fails before printing anything still prints one JSON object on stdout
+# ({"ok": false, "exit_code", "category", "message"}); stderr keeps the prose.
+json_error() {  # json_error CATEGORY -- COMMAND...
+  local want=$1
+  shift 2
+  "$@" >"$TMP/json_out" 2>/dev/null
+  local rc=$?
+  if python3 - "$TMP/json_out" "$want" "$rc" <<'PY'; then echo "ok: --json error ($want): $*"; else echo "FAIL: --json error ($want): $*"; sed 's/^/    /' "$TMP/json_out" | head -5; failures=$((failures + 1)); fi
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if j["ok"] is False and j["category"] == sys.argv[2] and j["exit_code"] == int(sys.argv[3]) == 2 and j["message"] else 1)
+PY
+}
+for cmd in check run sites bench; do
+  json_error io_error -- "$STEPTP" $cmd --json "$TMP/does-not-exist.leir"
+done
+json_error io_error -- "$STEPTP" verify --json "$TMP/does-not-exist.leir" "$EX/relu.leir"
+json_error bad_flags -- "$STEPTP" workloads --json --level 9
+json_error bad_flags -- "$STEPTP" strategies --json --no-such-flag
+json_error bad_flags -- "$STEPTP" tokens --json "$TMP/does-not-exist.jsonl"
+json_error bad_input -- "$STEPTP" build-dataset --json --workloads 'no-such-workload*' --out "$TMP/ds"
+json_error io_error -- "$STEPTP" optimize --json "$TMP/does-not-exist.leir"
+json_error bad_flags -- "$STEPTP" eval-single --json --data "$TMP/does-not-exist.jsonl"
+
 finish
