@@ -145,7 +145,7 @@ int64_t executions_from(const leir::Block& b, size_t from);
 constexpr int64_t kMaxJamAccumulators = 16;
 // Of the 16 AVX2 registers; the compiler keeps the last two for its own temporaries.
 constexpr int64_t kJamVectorRegisters = 14;
-// Measured (1 thread, session 13), fastest of 3 rounds: on a 128x512x1024 GEMM (whole-vector
+// Measured (1 thread, AVX2), fastest of 3 rounds: on a 128x512x1024 GEMM (whole-vector
 // loads) jams of 2 A rows x 4 B rows (cost 0.75, no spill) 5.5-7.5 ms, 2 x 8 (0.625 + 6 spilled
 // / 16 = 1.0) 8.0-8.7 ms, 4 x 4 (1.0) 9.1-9.4 ms, 1 x 16 (1.375) 21-23 ms against 1 x 4
 // (1.25) 8.8-9.0 ms; on a transposed 1-D convolution whose V loop has 5 lanes (assembled
@@ -204,7 +204,7 @@ std::optional<LaneJam> find_explicit_wide_lane_jam(const leir::Block& b,
 // no call) is compiled for 512-bit vectors where the machine has AVX-512 (the emitter marks its
 // functions STP_WIDE; compiler_driver.h). Such a loop is bound by its multiplies and adds,
 // which a 512-bit vector does twice as many of per instruction on this project's machines:
-// the 2 x 4 jam of a 128x512x1024 GEMM 4.4-5.0 ms -> 3.1-3.5 ms (1 thread, session 16). Not
+// the 2 x 4 jam of a 128x512x1024 GEMM 4.4-5.0 ms -> 3.1-3.5 ms (1 thread, Zen 5). Not
 // every block: the whole kernel under AVX-512 (-mprefer-vector-width=512) made a Mish
 // convolution 1.5x slower and a max-pooling 1.9x slower, and GCC 12's AVX-512 miscompilation
 // (compiler_driver.h) is in its masked if-conversion of guarded loads, which only a select
@@ -219,9 +219,9 @@ bool is_wide_vector_reduction(const leir::Block& b);
 // branch is also read by the condition). The vectorized stp_exp and stp_log are bound by their
 // arithmetic, which 8 lanes do in half the instructions: measured 1.4-1.6x on the searched
 // programs of log_exp_scale, log_log_add, log_of_squares_product, MinGPTNewGelu and
-// Conv2d_Activation_BatchNorm (docs/codegen.md); libmvec's log, which such nests call since
-// session 22 (CExprPrinter::set_vector_math), also runs faster at 8 lanes than at 4 (0.93
-// against 1.16 ns an element). Conditional reads are excluded because GCC
+// Conv2d_Activation_BatchNorm (docs/codegen.md); libmvec's log, which such nests call
+// (CExprPrinter::set_vector_math), also runs faster at 8 lanes than at 4 (0.93 against 1.16 ns
+// an element). Conditional reads are excluded because GCC
 // 12 miscompiles AVX-512 masked loads of if-converted guards (tiled_guarded_padding);
 // accumulations because whole-kernel 512-bit vectors made a max-pooling 1.9x slower. erf
 // (libmvec's variants, stp_erf) may appear but alone does not make a nest wide: its 4- and
@@ -243,7 +243,7 @@ bool reads_unconditionally(const leir::Block& b);
 // most kStreamingStoreMaxRow iterations. Its C computes each row into a local array and writes
 // it with non-temporal stores (_mm256_stream_pd where the compiler targets AVX), which skip
 // reading each destination line into the cache before overwriting it: a read-and-write pass over 268 MB in plain C, 22 ms with plain stores
-// and 15 ms with streaming ones on session 19's Zen 4; BatchNorm 16-24 -> 15-18 ms
+// and 15 ms with streaming ones on an AMD EPYC Zen 4; BatchNorm 16-24 -> 15-18 ms
 // (docs/codegen.md). Only tensors far larger than the cache: a streamed line is not kept, and
 // the next block reading a smaller tensor back would have found it cached.
 constexpr int64_t kStreamingStoreMinBytes = int64_t{64} << 20;

@@ -123,11 +123,11 @@ double parallel_factor(const leir::Block& b, int threads) {
 // copying, at 0.21 ns a unit): pow(x, 3.0) 14.1 ns, sqrt 0.3 ns once vectorized, stp_exp 1.5 ns
 // and stp_log 2.3 ns vectorized (4 lanes: 28 and 44 units a call before the lanes divide;
 // libm's exp and log took 5.5 and 4.9 ns). erf took 9.2 ns as a scalar libm call; through
-// libmvec's 4-lane variant (session 21: a GELU pass 1.5 against 7.3 ns an element) it costs
-// what stp_exp does. Session 22 moved log to libmvec's variants too where the C backend can
-// (stp_vlog, codegen/c_emitter.cpp): 0.80 ns past the copy against 1.97 for stp_log, so 15
-// units. Pricing every call at 4 (the earlier figure) made a step that removes a
-// libm call look no better than one that saves a load.
+// libmvec's 4-lane variant (a GELU pass 1.5 against 7.3 ns an element) it costs what stp_exp
+// does. log goes through libmvec's variants too where the C backend can (stp_vlog,
+// codegen/c_emitter.cpp): 0.80 ns past the copy against 1.97 for stp_log, so 15 units.
+// Pricing every call at 4 (the earlier figure) made a step that removes a libm call look no
+// better than one that saves a load.
 struct CallCost {
   double units = 0;
   bool scalar = false;  // a libm call without vector variants: GCC keeps its loop scalar
