@@ -1,7 +1,8 @@
 // cli/build_dataset_command.cpp — `steptp build-dataset`: generate, verify, explain, filter and
-// export the step-level dataset for the catalog workloads matching a glob.
+// export the step-level dataset for the catalog workloads matching a glob; with --shard K/N,
+// only the checkpoints of one share of the units, for merge-dataset.
 //
-// Only flag translation and rendering; the work is dataset::build_dataset.
+// Only flag translation and rendering; the work is dataset::build_dataset / build_shard.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -11,20 +12,47 @@
 #include "cli/bundled_data.h"
 #include "cli/command.h"
 #include "cli/commands.h"
+#include "cli/dataset_report.h"
 #include "dataset/pipeline.h"
-#include "dataset/recheck.h"
+#include "dataset/shard.h"
 
 namespace steptp::cli {
+namespace {
+
+void print_shard_summary(const dataset::ShardSummary& s, const std::string& out_dir, bool json) {
+  const dataset::DatasetStats& st = s.stats;
+  if (json) {
+    nlohmann::json j{{"shard", dataset::to_string(s.shard)},
+                     {"units", s.units},
+                     {"total_units", s.total_units},
+                     {"resumed_units", s.resumed_units},
+                     {"units_skipped", st.units_skipped},
+                     {"states", st.states},
+                     {"candidates", st.candidates},
+                     {"verified", st.verified},
+                     {"rejected", st.rejected},
+                     {"wall_seconds", s.wall_seconds},
+                     {"out", out_dir}};
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format(
+      "shard {} · units {} of {} ({} resumed, {} skipped) · candidates {} · verified {} · {:.1f} "
+      "s\nwrote {}/{{checkpoints/,{}}}; merge every shard's folder with merge-dataset\n",
+      dataset::to_string(s.shard), s.units, s.total_units, s.resumed_units, st.units_skipped,
+      st.candidates, st.verified, s.wall_seconds, out_dir, dataset::kShardManifest);
+}
+
+}  // namespace
 
 void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
   struct Flags {
     dataset::BuildOptions options;
     uint64_t seed = 0;
-    bool json = false;
     bool quiet = false;
     bool small_only = false;
-    int64_t recheck = 0;
-    bool recheck_interpreter = false;
+    std::string shard;
+    DatasetReportFlags report;
   };
   auto flags = std::make_shared<Flags>();
   dataset::BuildOptions& o = flags->options;
@@ -94,13 +122,11 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   cmd->add_flag("--with-lowered", o.generate.with_lowered,
                 "Store C, CUDA and TIR text of each transformed program in the archive");
-  cmd->add_option("--recheck", flags->recheck,
-                  "Afterwards, re-verify this many random exported samples from the JSONL alone")
-      ->capture_default_str();
-  cmd->add_flag("--recheck-interpreter", flags->recheck_interpreter,
-                "Re-verify with the interpreter only (default: interpreter and compiled C)");
+  cmd->add_option("--shard", flags->shard,
+                  "Build only part K of N (K from 0): the checkpoints of its units and a "
+                  "shard.json manifest, no merged files; merge the N folders with merge-dataset");
+  add_dataset_report_flags(cmd, flags->report);
   cmd->add_flag("--quiet", flags->quiet, "No progress bar");
-  cmd->add_flag("--json", flags->json, "Print the statistics as JSON");
   cmd->callback([flags, &ctx] {
     dataset::BuildOptions options = flags->options;
     options.workloads_dir = catalog_dir(options.workloads_dir);
@@ -108,71 +134,28 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
     options.filter.seed = flags->seed;
     options.include_default_shapes = !flags->small_only;
     options.progress = !flags->quiet;
+    if (!flags->shard.empty()) {
+      auto shard = dataset::parse_shard(flags->shard);
+      if (shard && flags->report.recheck > 0)
+        shard = Error::make("bad_input",
+                            "--recheck needs the merged files: pass it to merge-dataset instead");
+      auto summary = shard ? dataset::build_shard(options, *shard)
+                           : Result<dataset::ShardSummary>(shard.error());
+      if (!summary) {
+        std::cerr << "steptp: " << summary.error().render() << "\n";
+        ctx.exit_code = kExitBadInput;
+        return;
+      }
+      print_shard_summary(*summary, options.out_dir, flags->report.json);
+      return;
+    }
     auto summary = dataset::build_dataset(options);
     if (!summary) {
       std::cerr << "steptp: " << summary.error().render() << "\n";
       ctx.exit_code = kExitBadInput;
       return;
     }
-    const dataset::DatasetStats& st = summary->stats;
-    std::optional<dataset::RecheckSummary> recheck;
-    if (flags->recheck > 0) {
-      std::vector<std::string> files;
-      for (const char* f :
-           {"single_train.jsonl", "single_test.jsonl", "multi_train.jsonl", "multi_test.jsonl"})
-        files.push_back(options.out_dir + "/" + f);
-      auto r = dataset::recheck_chat_files(files, flags->recheck, flags->seed,
-                                           !flags->recheck_interpreter, options.jobs);
-      if (!r) {
-        std::cerr << "steptp: " << r.error().render() << "\n";
-        ctx.exit_code = kExitBadInput;
-        return;
-      }
-      recheck = std::move(*r);
-      if (recheck->passed != recheck->checked) ctx.exit_code = kExitNo;
-    }
-    if (flags->json) {
-      nlohmann::json j = dataset::to_json(st);
-      j["wall_seconds"] = summary->wall_seconds;
-      j["resumed_units"] = summary->resumed_units;
-      j["out"] = options.out_dir;
-      if (recheck)
-        j["recheck"] = {{"checked", recheck->checked},
-                        {"passed", recheck->passed},
-                        {"engine", recheck->engine},
-                        {"failures", recheck->failures}};
-      std::cout << j.dump(2) << "\n";
-      return;
-    }
-    std::cout << fmt::format(
-        "units {} ({} resumed, {} skipped) · candidates {} · verified {} · unique {} · single "
-        "{}+{} · multi {}+{} (train+test) · hard share {:.1f}% · {:.1f} s\n",
-        summary->units, summary->resumed_units, st.units_skipped, st.candidates, st.verified,
-        st.unique, st.single_train, st.single_test, st.multi_train, st.multi_test,
-        100.0 * st.hard_share_labels, summary->wall_seconds);
-    const dataset::BudgetCounts& b = st.budget;
-    std::cout << fmt::format(
-        "tokens ({}) · budget {} · single p50/p99/max {}/{}/{} · multi p50/p99/max {}/{}/{} · "
-        "single dropped {} · multi reduced {} (-{} labels), dropped {} + {} duplicates\n",
-        st.token_counter, st.max_tokens, st.single_tokens.median, st.single_tokens.p99,
-        st.single_tokens.max, st.multi_tokens.median, st.multi_tokens.p99, st.multi_tokens.max,
-        b.dropped_over_budget_single, b.reduced_multi, b.labels_removed,
-        b.dropped_over_budget_multi, b.dropped_duplicate_multi);
-    std::cout << "per strategy (single kept / unique verified):\n";
-    for (const auto& [name, c] : st.per_strategy)
-      std::cout << fmt::format("  {:<40} {:>6} / {:<6} {}\n", name, c.single_kept, c.unique,
-                               c.difficulty);
-    std::cout << "rejected:";
-    for (const auto& [why, n] : st.rejected) std::cout << fmt::format(" {}={}", why, n);
-    std::cout << "\nwrote " << options.out_dir << "/{";
-    for (size_t i = 0; i < summary->files.size(); ++i)
-      std::cout << (i ? "," : "") << summary->files[i];
-    std::cout << "}\n";
-    if (recheck) {
-      std::cout << fmt::format("recheck from the JSONL ({}): {}/{} samples re-verified\n",
-                               recheck->engine, recheck->passed, recheck->checked);
-      for (const std::string& f : recheck->failures) std::cout << "  " << f << "\n";
-    }
+    report_dataset(*summary, options.out_dir, flags->seed, options.jobs, flags->report, ctx);
   });
 }
 

@@ -203,4 +203,52 @@ std::vector<std::vector<size_t>> draw_multi(const std::vector<StepRecord>& recor
   return samples;
 }
 
+namespace {
+
+nlohmann::json keep_rule_json(const KeepRule& r) {
+  return {{"probability", r.probability}, {"cap", r.cap}};
+}
+
+KeepRule keep_rule_from_json(const nlohmann::json& j) {
+  return KeepRule{j.at("probability").get<double>(), j.at("cap").get<int64_t>()};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const FilterOptions& o) {
+  return {{"seed", o.seed},
+          {"single_cap", o.single_cap},
+          {"very_easy", keep_rule_json(o.very_easy)},
+          {"very_easy_second", keep_rule_json(o.very_easy_second)},
+          {"very_easy_second_names", o.very_easy_second_names},
+          {"easy", keep_rule_json(o.easy)},
+          {"hard", keep_rule_json(o.hard)},
+          {"keep_one_per_strategy", o.keep_one_per_strategy},
+          {"multi_easy", keep_rule_json(o.multi_easy)},
+          {"multi_max_labels", o.multi_max_labels},
+          {"multi_max_draws", o.multi_max_draws},
+          {"test_fraction", o.test_fraction}};
+}
+
+Result<FilterOptions> filter_options_from_json(const nlohmann::json& j) {
+  try {
+    FilterOptions o;
+    o.seed = j.at("seed").get<uint64_t>();
+    o.single_cap = j.at("single_cap").get<int64_t>();
+    o.very_easy = keep_rule_from_json(j.at("very_easy"));
+    o.very_easy_second = keep_rule_from_json(j.at("very_easy_second"));
+    o.very_easy_second_names = j.at("very_easy_second_names").get<std::vector<std::string>>();
+    o.easy = keep_rule_from_json(j.at("easy"));
+    o.hard = keep_rule_from_json(j.at("hard"));
+    o.keep_one_per_strategy = j.at("keep_one_per_strategy").get<bool>();
+    o.multi_easy = keep_rule_from_json(j.at("multi_easy"));
+    o.multi_max_labels = j.at("multi_max_labels").get<int>();
+    o.multi_max_draws = j.at("multi_max_draws").get<int>();
+    o.test_fraction = j.at("test_fraction").get<double>();
+    return o;
+  } catch (const nlohmann::json::exception& e) {
+    return Error::make("bad_input", std::string("filter options: ") + e.what());
+  }
+}
+
 }  // namespace steptp::dataset

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dataset/record.h"
+#include "support/error.h"
 
 namespace steptp::dataset {
 
@@ -46,7 +47,14 @@ struct FilterOptions {
   int multi_max_labels = 6;
   int multi_max_draws = 64;
   double test_fraction = 0.1;  // share of workloads held out (at least one when there are two)
+  // A new field belongs in to_json / filter_options_from_json below too: shard manifests carry
+  // these options to merge-dataset, which must filter exactly as the one-process build does.
 };
+
+// The options as JSON and back (all fields). Errors: "bad_input" naming the missing or
+// mistyped field.
+nlohmann::json to_json(const FilterOptions& options);
+Result<FilterOptions> filter_options_from_json(const nlohmann::json& j);
 
 // A cap of the train split as it applies to `split` (see FilterOptions); -1 stays -1.
 int64_t split_cap(int64_t train_cap, std::string_view split, const FilterOptions& options);

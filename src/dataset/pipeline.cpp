@@ -4,20 +4,16 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "dataset/chat_format.h"
 #include "dataset/progress.h"
-#include "dataset/seeded_random.h"
 #include "dataset/token_budget.h"
 
 namespace steptp::dataset {
@@ -26,61 +22,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// The running executable's bytes, hashed (stable_hash) once per process: a rebuilt steptp
-// whose strategies rewrite differently must not resume from the checkpoints of the old one
-// (the settings and the strategy names alone would match). "unknown" where /proc/self/exe
-// cannot be read, which then only compares equal to another unknown build.
-std::string executable_identity() {
-  static const std::string identity = [] {
-    std::ifstream in("/proc/self/exe", std::ios::binary);
-    if (!in) return std::string("unknown");
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    std::ostringstream hex;
-    hex << std::hex << stable_hash(bytes.str());
-    return hex.str();
-  }();
-  return identity;
-}
-
-// Everything that changes what a unit generates. A checkpoint made under another fingerprint
-// is stale and regenerated.
-json fingerprint(const GenerateOptions& g) {
-  return {{"format", "steptp-dataset-checkpoint-1"},
-          {"executable", executable_identity()},
-          {"seed", g.seed},
-          {"max_depth", g.max_depth},
-          {"max_sites_per_strategy", g.max_sites_per_strategy},
-          {"max_sites_easy", g.max_sites_easy},
-          {"unit_work_budget", g.unit_work_budget},
-          {"inline_states", g.inline_states},
-          {"full_inline_steps", g.full_inline_steps},
-          {"inverse_states", g.inverse_states},
-          {"chain_width", g.chain_width},
-          {"verify_seeds", g.verify_seeds},
-          {"instance_work_budget", g.instance_work_budget},
-          {"with_lowered", g.with_lowered},
-          {"strategies", prompt::strategy_menu()}};
-}
-
-fs::path checkpoint_path(const fs::path& out, const WorkUnit& u) {
-  return out / "checkpoints" / (u.id + ".json");
-}
-
-std::optional<UnitResult> load_checkpoint(const fs::path& path, const json& expected) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  json j = json::parse(text.str(), nullptr, false);
-  if (j.is_discarded() || !j.contains("fingerprint") || j["fingerprint"] != expected ||
-      !j.contains("result"))
-    return std::nullopt;
-  try {
-    return unit_result_from_json(j["result"]);
-  } catch (const json::exception&) {
-    return std::nullopt;  // a checkpoint from an incompatible build: regenerate it
-  }
+int worker_threads(const BuildOptions& options) {
+  return options.jobs > 0 ? options.jobs
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 struct Split {
@@ -138,7 +82,9 @@ void count_label(const StepRecord& r, int64_t& labels, int64_t& hard) {
   if (r.difficulty == "hard") ++hard;
 }
 
-DatasetStats merge_counts(const std::vector<UnitResult>& units) {
+}  // namespace
+
+DatasetStats count_units(const std::vector<UnitResult>& units) {
   DatasetStats st;
   st.units = static_cast<int64_t>(units.size());
   for (const UnitResult& u : units) {
@@ -160,26 +106,6 @@ DatasetStats merge_counts(const std::vector<UnitResult>& units) {
   return st;
 }
 
-}  // namespace
-
-Result<void> write_file_atomic(const std::string& path, const std::string& contents) {
-  static std::atomic<uint64_t> counter{0};
-  const std::string tmp =
-      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Error::make("io_error", "cannot write " + tmp);
-    out << contents;
-    out.flush();
-    if (!out) return Error::make("io_error", "cannot write " + tmp);
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec)
-    return Error::make("io_error", "cannot rename " + tmp + " to " + path + ": " + ec.message());
-  return {};
-}
-
 Result<BuildSummary> build_dataset(const BuildOptions& options) {
   auto units = discover_units(options.workloads_dir, options.glob, options.include_default_shapes);
   if (!units) return units.error();
@@ -188,49 +114,39 @@ Result<BuildSummary> build_dataset(const BuildOptions& options) {
   return build_dataset_from_units(*units, options);
 }
 
-Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units,
-                                              const BuildOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
+Result<TokenCounter> token_counter_for(const BuildOptions& options) {
+  if (options.tokenizer_path.empty()) return TokenCounter{};
+  return TokenCounter::from_file(options.tokenizer_path);
+}
+
+Result<size_t> generate_checkpoints(const std::vector<WorkUnit>& units,
+                                    const BuildOptions& options) {
   const fs::path out(options.out_dir);
   std::error_code ec;
   fs::create_directories(out / "checkpoints", ec);
   if (ec) return Error::make("io_error", "cannot create " + (out / "checkpoints").string());
-  const json fp = fingerprint(options.generate);
-  // Loaded before generating, so a bad path fails in seconds rather than after the whole build.
-  TokenCounter counter;
-  if (!options.tokenizer_path.empty()) {
-    auto c = TokenCounter::from_file(options.tokenizer_path);
-    if (!c) return c.error();
-    counter = std::move(*c);
-  }
-  if (options.max_tokens < 1) return Error::make("bad_input", "max_tokens must be positive");
+  const json fp = checkpoint_fingerprint(options.generate);
 
   // 1. Resume: every unit with a valid checkpoint is done.
   std::vector<size_t> todo;
   for (size_t i = 0; i < units.size(); ++i)
-    if (!load_checkpoint(checkpoint_path(out, units[i]), fp)) todo.push_back(i);
-  BuildSummary summary;
-  summary.units = units.size();
-  summary.resumed_units = units.size() - todo.size();
+    if (!load_checkpoint(checkpoint_path(out, units[i].id), fp)) todo.push_back(i);
+  const size_t resumed = units.size() - todo.size();
 
   // 2. Generate the rest in parallel; each unit's checkpoint is written as soon as it is done.
-  ProgressBar bar(units.size(), summary.resumed_units, options.progress);
+  ProgressBar bar(units.size(), resumed, options.progress);
   std::atomic<bool> io_failed{false};
   std::string io_message;
   std::mutex io_mutex;
-  const int jobs = options.jobs > 0
-                       ? options.jobs
-                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  tbb::task_arena arena(jobs);
+  tbb::task_arena arena(worker_threads(options));
   arena.execute([&] {
     tbb::parallel_for(
         tbb::blocked_range<size_t>(0, todo.size(), 1),
         [&](const tbb::blocked_range<size_t>& range) {
           for (size_t k = range.begin(); k != range.end(); ++k) {
             const WorkUnit& unit = units[todo[k]];
-            UnitResult result = generate_unit(unit, options.generate);
-            json j{{"fingerprint", fp}, {"result", to_json(result)}};
-            auto written = write_file_atomic(checkpoint_path(out, unit).string(), j.dump() + "\n");
+            auto written = write_checkpoint(checkpoint_path(out, unit.id), fp,
+                                            generate_unit(unit, options.generate));
             if (!written) {
               std::lock_guard lock(io_mutex);
               io_failed = true;
@@ -243,16 +159,54 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
   });
   bar.finish();
   if (io_failed) return Error::make("io_error", io_message);
+  return resumed;
+}
 
-  // 3. Merge, always from the checkpoint files, in unit order.
+Result<std::vector<UnitResult>> load_generated_checkpoints(const std::vector<WorkUnit>& units,
+                                                           const BuildOptions& options) {
+  const json fp = checkpoint_fingerprint(options.generate);
   std::vector<UnitResult> results;
   for (const WorkUnit& unit : units) {
-    auto r = load_checkpoint(checkpoint_path(out, unit), fp);
+    auto r = load_checkpoint(checkpoint_path(options.out_dir, unit.id), fp);
     if (!r)
       return Error::make("io_error", "checkpoint of " + unit.id + " vanished during the build");
     results.push_back(std::move(*r));
   }
-  DatasetStats st = merge_counts(results);
+  return results;
+}
+
+Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units,
+                                              const BuildOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  // Loaded before generating, so a bad path fails in seconds rather than after the whole build.
+  auto counter = token_counter_for(options);
+  if (!counter) return counter.error();
+  if (options.max_tokens < 1) return Error::make("bad_input", "max_tokens must be positive");
+  auto resumed = generate_checkpoints(units, options);
+  if (!resumed) return resumed.error();
+
+  // 3. Merge, always from the checkpoint files, in unit order.
+  auto results = load_generated_checkpoints(units, options);
+  if (!results) return results.error();
+  auto summary = merge_unit_results(std::move(*results), *counter, options);
+  if (!summary) return summary.error();
+  summary->units = units.size();
+  summary->resumed_units = *resumed;
+  summary->wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
+                                        const TokenCounter& counter, const BuildOptions& options) {
+  if (options.max_tokens < 1) return Error::make("bad_input", "max_tokens must be positive");
+  const fs::path out(options.out_dir);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) return Error::make("io_error", "cannot create " + out.string());
+  BuildSummary summary;
+  summary.units = results.size();
+  DatasetStats st = count_units(results);
   std::vector<StepRecord> records;
   std::vector<std::string> workloads;
   for (UnitResult& u : results) {
@@ -282,7 +236,7 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
   const std::string system(prompt::system_message());
   st.token_counter = counter.description();
   st.max_tokens = options.max_tokens;
-  tbb::task_arena merge_arena(jobs);
+  tbb::task_arena merge_arena(worker_threads(options));
   for (Split& split : splits) {
     split.verdicts = filter_single(records, split.records, options.filter, split.name);
     split.multi = draw_multi(records, split.records, options.filter, split.name);
@@ -396,8 +350,6 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
        {"archive.jsonl", "stats.json", "stats.md", "strategies.svg", "dataset_info.json"})
     summary.files.push_back(f);
   summary.stats = std::move(st);
-  summary.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }
 

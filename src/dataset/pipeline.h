@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "dataset/checkpoint.h"
 #include "dataset/filter.h"
 #include "dataset/generate.h"
 #include "dataset/stats.h"
+#include "dataset/token_budget.h"
 #include "dataset/workloads.h"
 #include "support/error.h"
 
@@ -46,7 +48,27 @@ Result<BuildSummary> build_dataset(const BuildOptions& options);
 Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units,
                                               const BuildOptions& options);
 
-// Writes `contents` to `path` through a temporary file in the same folder and a rename.
-Result<void> write_file_atomic(const std::string& path, const std::string& contents);
+// The two halves of build_dataset_from_units, also used by shard builds and merge-dataset
+// (dataset/shard.h), so that a merge of parts runs exactly the code of a one-process build.
+//
+// Generates every unit without a valid checkpoint in options.out_dir/checkpoints, in parallel,
+// writing each checkpoint as soon as it is done. Returns how many units were resumed.
+Result<size_t> generate_checkpoints(const std::vector<WorkUnit>& units,
+                                    const BuildOptions& options);
+// The results of `units` from the checkpoints generate_checkpoints just wrote, in that order.
+// Errors: "io_error" naming a unit whose checkpoint vanished or changed since.
+Result<std::vector<UnitResult>> load_generated_checkpoints(const std::vector<WorkUnit>& units,
+                                                           const BuildOptions& options);
+// The token counter options.tokenizer_path names (the estimate when empty). Errors: those of
+// TokenCounter::from_file.
+Result<TokenCounter> token_counter_for(const BuildOptions& options);
+// The generation counts of `results` alone (units, skips, states, candidates, verified,
+// rejections, verified per strategy): what a shard can report before any merge.
+DatasetStats count_units(const std::vector<UnitResult>& results);
+// The deterministic merge: `results` in unit order (the order discover_units gives) become the
+// chat files, the archive and the statistics in options.out_dir. Only options.filter,
+// max_tokens, jobs and out_dir are read; the bytes do not depend on jobs.
+Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
+                                        const TokenCounter& counter, const BuildOptions& options);
 
 }  // namespace steptp::dataset

@@ -13,6 +13,7 @@
 
 #include "dataset/chat_format.h"
 #include "dataset/recheck.h"
+#include "small_build.h"
 #include "strategy/registry.h"
 
 namespace steptp::dataset {
@@ -20,41 +21,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kOutputs[] = {"single_train.jsonl", "single_test.jsonl", "multi_train.jsonl",
-                          "multi_test.jsonl",   "archive.jsonl",     "stats.json",
-                          "stats.md",           "strategies.svg",    "dataset_info.json"};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::vector<WorkUnit> test_units() {
-  auto units = discover_units(std::string(STEPTP_SOURCE_DIR) + "/workloads", "*", false);
-  EXPECT_TRUE(units.ok());
-  std::vector<WorkUnit> chosen;
-  const std::set<std::string> names = {"ELU", "GELU", "FrobeniusNorm", "Argmax_over_a_dimension"};
-  for (const WorkUnit& u : *units)
-    if (names.count(u.workload)) chosen.push_back(u);
-  EXPECT_EQ(chosen.size(), names.size());
-  return chosen;
-}
-
-BuildOptions options_for(const fs::path& out, int jobs) {
-  BuildOptions o;
-  o.out_dir = out.string();
-  o.jobs = jobs;
-  o.progress = false;
-  o.generate.seed = 7;
-  o.generate.max_depth = 1;
-  o.generate.max_sites_per_strategy = 3;
-  o.generate.chain_width = 1;
-  o.filter.seed = 7;
-  o.filter.test_fraction = 0.25;
-  return o;
-}
+using small_build::kOutputs;
+using small_build::options_for;
+using small_build::slurp;
+using small_build::test_units;
 
 TEST(DiscoverUnits, CommaSeparatedGlobsTakeEveryWorkloadAnyOfThemMatches) {
   const std::string dir = std::string(STEPTP_SOURCE_DIR) + "/workloads";
