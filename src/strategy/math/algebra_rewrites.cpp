@@ -249,10 +249,31 @@ bool has_fraction(const ex& e) {
   });
 }
 
+namespace {
+
+// factor()'s irreducible factors multiplied out. GiNaC returns one in whatever form its main
+// variable left it (-2*(A*E-C*E)*D+2*F, 2*F-2*E*(C*D-A*D) or expanded), and which variable comes
+// first follows GiNaC's hash order, which is not stable across processes or across what the
+// process computed before. Kept, that form made one catalog unit's records differ between builds
+// with the same seed (by --jobs, by shard layout, run to run).
+ex multiplied_out_factors(const ex& product) {
+  if (GiNaC::is_a<GiNaC::mul>(product)) {
+    ex out = 1;
+    for (const ex& f : product) out *= multiplied_out_factors(f);
+    return out;
+  }
+  if (GiNaC::is_a<GiNaC::power>(product))
+    return GiNaC::pow(product.op(0).expand(), product.op(1));
+  return product.expand();
+}
+
+}  // namespace
+
 std::optional<ex> factor_expr(const ex& e) {
   return via_atoms(e, [](const ex& x) {
     ex nd = GiNaC::numer_denom(x.normal());
-    return GiNaC::factor(nd.op(0)) / GiNaC::factor(nd.op(1));
+    return multiplied_out_factors(GiNaC::factor(nd.op(0))) /
+           multiplied_out_factors(GiNaC::factor(nd.op(1)));
   });
 }
 

@@ -114,6 +114,16 @@ TEST(MathAlgebra, Factor) {
   EXPECT_EQ(rewritten("A*C", factor_expr), "<none>");
 }
 
+TEST(MathAlgebra, FactorWritesAnIrreducibleFactorMultipliedOutWhateverFormItCameIn) {
+  // GiNaC's factor() leaves an irreducible factor in the form its main variable gave it, and
+  // which variable that is follows GiNaC's hash order: the same value must come back alike.
+  const std::string F = "F^{f64,g}_{tx,a}";
+  const std::vector<std::string> forms = {"2*" + F + "-2*(A*E-C*E)*D", "2*" + F + "-2*E*(A*D-C*D)",
+                                          "2*(" + F + "-(A-C)*D*E)"};
+  for (const std::string& f : forms)
+    EXPECT_EQ(rewritten(f, factor_expr), full("2*C*D*E+2*" + F + "-2*A*D*E")) << f;
+}
+
 TEST(MathAlgebra, Expand) {
   EXPECT_EQ(rewritten("(A-E)*D", expand_expr), full("A*D-D*E"));
   EXPECT_EQ(rewritten("A+C", expand_expr), "<none>");
