@@ -18,6 +18,7 @@ resumes every shard from the checkpoints it already wrote.
 import argparse
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -68,13 +69,16 @@ def run_shard(steptp, shard, part_dir, build_args, jobs, cwd):
     cmd = [steptp, "build-dataset", *build_args, "--shard", shard, "--out", part_dir, "--json",
            "--quiet"]
     start = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     summary = None
     if done.returncode == 0:
         summary = json.loads(done.stdout)
     return {"shard": shard, "returncode": done.returncode, "summary": summary,
             "stderr": done.stderr[-4000:], "host": socket.gethostname(),
-            "seconds": time.monotonic() - start}
+            "seconds": time.monotonic() - start, "cpu_seconds": cpu}
 
 
 def connect(args):
@@ -129,9 +133,13 @@ def main(argv):
     merged = json.loads(done.stdout)
     wall = time.monotonic() - start
     verified = sum(r["summary"]["verified"] for r in results)
-    report = {"shards": [r["summary"] | {"host": r["host"]} for r in results],
+    cpu = sum(r["cpu_seconds"] for r in results)
+    report = {"shards": [r["summary"] | {"host": r["host"], "cpu_seconds": r["cpu_seconds"]}
+                         for r in results],
               "merged": merged, "generate_seconds": generated, "wall_seconds": wall,
-              "verified": verified, "verified_per_second": verified / wall if wall else 0.0}
+              "shard_cpu_seconds": cpu, "verified": verified,
+              "verified_per_second": verified / wall if wall else 0.0,
+              "verified_per_cpu_second": verified / cpu if cpu else 0.0}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
