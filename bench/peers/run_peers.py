@@ -15,7 +15,8 @@ names (the whole catalog, levels 1 and 2), never a hand-made list. Shapes: the o
 used (`--shapes auto`: default shapes unless over the work limit, then small), for every peer.
 --shard K/N runs rows K, K+N, K+2N, ... of the sample, so a run can be split over sittings;
 rows are appended to --out (JSONL), each with its commit, the machine's load and the failure
-reason of any peer that failed. Rows already in --out are skipped (resume).
+reason of any peer that failed. Rows already in --out are skipped (resume), except those
+named by --only: they are run again and their new row replaces the old one.
 Usage: bench/peers/run_peers.py [--count 64] [--seed 2026] [--shard 0/1] [--trials 64]
          [--out bench/peers/results/peers_cpu.jsonl] [--only NAME,NAME]
 """
@@ -102,6 +103,19 @@ def metaschedule_row(graph, trials, work):
     return (None, err) if err else (last_json(out), None)
 
 
+def write_row(path, row):
+    """Appends row, replacing an older row of the same workload (a rerun with --only); the file
+    is rewritten through a temporary one so that an interrupted write loses nothing."""
+    kept = []
+    if os.path.exists(path):
+        kept = [l for l in open(path) if l.strip() and json.loads(l)["workload"] != row["workload"]]
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.writelines(kept)
+        f.write(json.dumps(row) + "\n")
+    os.replace(tmp, path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=64)
@@ -124,7 +138,10 @@ def main():
     only = set(filter(None, args.only.split(",")))
     workloads = sample(args.seed, args.count)
     for index, w in enumerate(workloads):
-        if index % n != k or w["name"] in done or (only and w["name"] not in only):
+        if only:
+            if w["name"] not in only:
+                continue
+        elif index % n != k or w["name"] in done:
             continue
         start = time.time()
         row = {"workload": w["name"], "level": w.get("level"), "sample_index": index,
@@ -162,8 +179,7 @@ def main():
                             "metaschedule_trials": m["trials"]})
         row["wall_s"] = round(time.time() - start, 1)
         row["load_end"] = os.getloadavg()[0]
-        with open(args.out, "a") as f:
-            f.write(json.dumps(row) + "\n")
+        write_row(args.out, row)
         print(f"{w['name']}: " + " ".join(
             f"{p}={row.get(p + '_ms', 'FAIL')}" for p in
             ("naive", "steptp", "eager", "inductor", "metaschedule")), flush=True)
