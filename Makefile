@@ -29,7 +29,7 @@ bench: build
 	bash bench/run_all.sh $(BUILD)
 
 format:
-	clang-format -i $$(git ls-files '*.h' '*.cpp')
+	clang-format-14 -i $$(git ls-files '*.h' '*.cpp')
 
 clean:
 	rm -rf $(BUILD)

@@ -2,7 +2,6 @@
 // elementwise op, a row reduction and a matmul, with safety checks on and off. Compiles once
 // outside the timed loop (compile once, run many), as verification does.
 #include <benchmark/benchmark.h>
-
 #include <fmt/format.h>
 
 #include "interp/interpreter.h"
@@ -19,7 +18,8 @@ std::vector<steptp::leir::TensorData> inputs_for(const steptp::leir::Program& p)
   for (const auto& d : p.decls) {
     if (d.role == steptp::leir::TensorRole::kOutput) continue;
     std::vector<double> v(static_cast<size_t>(steptp::leir::element_count(d.shape)));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>((i * 7919) % 1000) / 500.0 - 1.0;
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<double>((i * 7919) % 1000) / 500.0 - 1.0;
     out.push_back({d.name, d.dtype, d.shape, std::move(v)});
   }
   return out;
@@ -55,18 +55,21 @@ void run_bench(benchmark::State& state, const std::string& text, bool checks) {
 
 void BM_Elementwise(benchmark::State& state) {
   int64_t n = state.range(0);
-  run_bench(state,
-            fmt::format("input A f64[{0},{0}]\noutput C f64[{0},{0}]\n"
-                        "B^{{{0}}}_{{tx=0}}L^{{{0}}}_{{a=0}}[C^{{f64,g}}_{{tx,a}}=max(A^{{f64,g}}_{{tx,a}},0);];",
-                        n),
-            state.range(1) != 0);
+  run_bench(
+      state,
+      fmt::format(
+          "input A f64[{0},{0}]\noutput C f64[{0},{0}]\n"
+          "B^{{{0}}}_{{tx=0}}L^{{{0}}}_{{a=0}}[C^{{f64,g}}_{{tx,a}}=max(A^{{f64,g}}_{{tx,a}},0);];",
+          n),
+      state.range(1) != 0);
 }
 
 void BM_RowSum(benchmark::State& state) {
   int64_t n = state.range(0);
   run_bench(state,
             fmt::format("input A f64[{0},{0}]\noutput C f64[{0}]\n"
-                        "B^{{{0}}}_{{tx=0}}L^{{{0}}}_{{a=0}}[C^{{f64,g}}_{{tx}}=C^{{f64,g}}_{{tx}}+A^{{f64,g}}_{{tx,a}};];",
+                        "B^{{{0}}}_{{tx=0}}L^{{{0}}}_{{a=0}}[C^{{f64,g}}_{{tx}}=C^{{f64,g}}_{{tx}}+"
+                        "A^{{f64,g}}_{{tx,a}};];",
                         n),
             state.range(1) != 0);
 }

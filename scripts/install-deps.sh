@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build clang llvm pkg-config
   nlohmann-json3-dev libcli11-dev libfmt-dev libginac-dev libcln-dev libtbb-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libcpp-httplib-dev libssl-dev
-  libpcre2-dev libicu-dev
+  libpcre2-dev libicu-dev clang-format-14 clang-tidy-14
   python3-torch libopenblas0-pthread
 )
 

@@ -18,11 +18,16 @@ using leir::Stmt;
 
 std::string_view accumulate_op_name(AccumulateOp op) {
   switch (op) {
-    case AccumulateOp::kSum: return "sum";
-    case AccumulateOp::kProduct: return "product";
-    case AccumulateOp::kMax: return "max";
-    case AccumulateOp::kMin: return "min";
-    case AccumulateOp::kDivideBy: return "divide_by";
+    case AccumulateOp::kSum:
+      return "sum";
+    case AccumulateOp::kProduct:
+      return "product";
+    case AccumulateOp::kMax:
+      return "max";
+    case AccumulateOp::kMin:
+      return "min";
+    case AccumulateOp::kDivideBy:
+      return "divide_by";
   }
   return "?";
 }

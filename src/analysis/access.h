@@ -18,11 +18,11 @@ namespace steptp::analysis {
 
 // The operator of an accumulation statement X = X op e (or a commuted form).
 enum class AccumulateOp {
-  kSum,      // X=X+e, X=e+X, X=X-e, X=X+a-b...: identity 0
-  kProduct,  // X=X*e, X=e*X: identity 1
-  kMax,      // X=max(X,e), X=max(e,X): identity -inf
-  kMin,      // X=min(X,e), X=min(e,X): identity +inf
-  kDivideBy, // X=e/X, X=e//X, X=e%X: identity 1, not reassociable
+  kSum,       // X=X+e, X=e+X, X=X-e, X=X+a-b...: identity 0
+  kProduct,   // X=X*e, X=e*X: identity 1
+  kMax,       // X=max(X,e), X=max(e,X): identity -inf
+  kMin,       // X=min(X,e), X=min(e,X): identity +inf
+  kDivideBy,  // X=e/X, X=e//X, X=e%X: identity 1, not reassociable
 };
 std::string_view accumulate_op_name(AccumulateOp op);  // "sum" "product" "max" "min" "divide_by"
 

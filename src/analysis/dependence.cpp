@@ -39,9 +39,8 @@ bool separates(const Block& b, std::string_view var, std::string_view tensor) {
   leir::VarRanges ranges = loop_ranges(b);
   for (size_t d = 0; d < rank; ++d) {
     const ExprRef& e = acc.front().ref->indices()[d];
-    bool same = std::all_of(acc.begin(), acc.end(), [&](const Access& a) {
-      return leir::equal(a.ref->indices()[d], e);
-    });
+    bool same = std::all_of(acc.begin(), acc.end(),
+                            [&](const Access& a) { return leir::equal(a.ref->indices()[d], e); });
     if (same && mentions_var(e, var) && is_injective_index(*e, ranges)) return true;
   }
   return false;

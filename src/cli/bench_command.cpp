@@ -47,8 +47,9 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "bench", "Time the naive compiled C of a program or catalog workload (median of repeated "
-               "runs), optionally against PyTorch eager");
+      "bench",
+      "Time the naive compiled C of a program or catalog workload (median of repeated "
+      "runs), optionally against PyTorch eager");
   cmd->add_option("input", flags->spec,
                   "A .leir program ('-' for stdin), a graph .json, or a catalog workload name")
       ->required();
@@ -61,7 +62,8 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--shapes", flags->shapes, "Catalog workloads: default | small")
       ->check(CLI::IsMember({"default", "small"}));
   cmd->add_option("--catalog", flags->workloads_dir,
-                  "Folder with catalog.json and graphs/ (default: found beside the checkout or install, or $STEPTP_WORKLOADS_DIR)");
+                  "Folder with catalog.json and graphs/ (default: found beside the checkout or "
+                  "install, or $STEPTP_WORKLOADS_DIR)");
   cmd->add_option("--torch-script", flags->torch_script, "Path of torch_baseline.py");
   cmd->add_option("--python", flags->python, "Python with torch (Debian's python3-torch)");
   cmd->add_option("--max-work", flags->max_work,
@@ -80,8 +82,9 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
     search::Problem problem;
     if (is_leir_file(spec)) {
       if (flags->vs_torch) {
-        std::cerr << spec << ": --vs-torch needs a catalog workload or a graph .json (a .leir "
-                             "file has no PyTorch model)\n";
+        std::cerr << spec
+                  << ": --vs-torch needs a catalog workload or a graph .json (a .leir "
+                     "file has no PyTorch model)\n";
         ctx.exit_code = kExitBadInput;
         return;
       }
@@ -108,8 +111,10 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
     int64_t work = codegen::static_work(problem.program);
     if (flags->max_work > 0 && work > flags->max_work) {
       if (flags->json)
-        std::cout << nlohmann::json{{"input", spec}, {"workload", problem.name},
-                                    {"instance", problem.instance}, {"static_work", work},
+        std::cout << nlohmann::json{{"input", spec},
+                                    {"workload", problem.name},
+                                    {"instance", problem.instance},
+                                    {"static_work", work},
                                     {"skipped", fmt::format("static work {} > --max-work {}", work,
                                                             flags->max_work)}}
                          .dump(2)
@@ -125,7 +130,8 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
     // runaway programs must not refuse what the flag admitted.
     options.work_budget = std::max(options.work_budget, flags->max_work);
     options.memory_budget_bytes = flags->max_memory_gib << 30;
-    Result<codegen::CompiledKernel> kernel = codegen::CompiledKernel::build(problem.program, options);
+    Result<codegen::CompiledKernel> kernel =
+        codegen::CompiledKernel::build(problem.program, options);
     if (!kernel.ok()) {
       std::cerr << spec << ": " << kernel.error().render() << "\n";
       ctx.exit_code = kExitBadInput;
@@ -194,8 +200,8 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
     std::cout << fmt::format(
         "{}: naive compiled C, {} thread(s): median {:.3f} ms (min {:.3f}, max {:.3f}, IQR {:.3f}) "
         "over {} runs after {} warm-up\n",
-        problem.name, timing.threads, timing.median_ms, timing.min_ms, timing.max_ms,
-        timing.iqr_ms, timing.repeats, timing.warmup);
+        problem.name, timing.threads, timing.median_ms, timing.min_ms, timing.max_ms, timing.iqr_ms,
+        timing.repeats, timing.warmup);
     if (torch) {
       double ratio = torch->median_ms > 0 ? timing.median_ms / torch->median_ms : 0.0;
       std::cout << fmt::format(

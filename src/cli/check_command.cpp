@@ -35,8 +35,9 @@ void setup_check_command(CLI::App& app, CommandContext& ctx) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "check", "Parse a LEIR program file, check it is well formed, and list its tensors with "
-               "their inferred shapes");
+      "check",
+      "Parse a LEIR program file, check it is well formed, and list its tensors with "
+      "their inferred shapes");
   cmd->add_option("file", flags->file, "LEIR program file ('-' for stdin)")->required();
   cmd->add_flag("--json", flags->json, "Machine-readable output");
   cmd->add_flag("--cuda", flags->cuda, "Also check CUDA launch limits of bound (B) loops");
@@ -52,8 +53,8 @@ void setup_check_command(CLI::App& app, CommandContext& ctx) {
     leir::WellFormedOptions options;
     options.cuda_limits = flags->cuda;
     auto wf = leir::check_well_formed(*program, options);
-    Result<leir::TensorTable> table = wf ? leir::infer_tensor_table(*program)
-                                         : Result<leir::TensorTable>(wf.error());
+    Result<leir::TensorTable> table =
+        wf ? leir::infer_tensor_table(*program) : Result<leir::TensorTable>(wf.error());
     if (flags->json) {
       nlohmann::json j;
       j["file"] = flags->file;
@@ -85,8 +86,8 @@ void setup_check_command(CLI::App& app, CommandContext& ctx) {
                   << "\n";
       if (flags->cost)
         std::cout << "  estimated cost: "
-                  << search::estimated_cost(
-                         *program, {.wide_vectors = codegen::machine_has_wide_vectors()})
+                  << search::estimated_cost(*program,
+                                            {.wide_vectors = codegen::machine_has_wide_vectors()})
                   << " (search cost model, 1 thread, as `optimize --target cpu` prices it here)\n";
     }
     if (!table) ctx.exit_code = kExitBadInput;

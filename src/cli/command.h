@@ -13,10 +13,10 @@
 namespace steptp::cli {
 
 // Exit codes shared by every subcommand.
-inline constexpr int kExitOk = 0;          // success / "yes" (e.g. equivalent, formatted)
-inline constexpr int kExitNo = 1;          // a definite "no" (not equivalent, needs formatting)
-inline constexpr int kExitBadInput = 2;    // bad input: unreadable file, parse error, bad flags
-inline constexpr int kExitInternal = 3;    // a bug in steptp
+inline constexpr int kExitOk = 0;        // success / "yes" (e.g. equivalent, formatted)
+inline constexpr int kExitNo = 1;        // a definite "no" (not equivalent, needs formatting)
+inline constexpr int kExitBadInput = 2;  // bad input: unreadable file, parse error, bad flags
+inline constexpr int kExitInternal = 3;  // a bug in steptp
 
 struct CommandContext {
   int exit_code = kExitOk;

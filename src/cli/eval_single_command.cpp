@@ -3,23 +3,23 @@
 // evaluation ran (whatever the rates), 2 on bad input (unreadable data, bad records, bad flags)
 // or an endpoint that cannot be used. Also `steptp fake-llm`, a scripted OpenAI-compatible
 // server (oracle or random legal steps) for offline runs of the above.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <random>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
-
-#include <fmt/format.h>
+#include <random>
 
 #include "cli/command.h"
 #include "cli/commands.h"
-#include "llm/eval_single.h"
-#include "llm/fake_server.h"
 #include "leir/parser.h"
 #include "leir/printer.h"
+#include "llm/eval_single.h"
+#include "llm/fake_server.h"
 #include "llm/registered_names.h"
 #include "llm/response_format.h"
 #include "prompt/chat_prompt.h"
@@ -37,14 +37,14 @@ void setup_eval_single_command(CLI::App& app, CommandContext& ctx) {
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "eval-single", "Single-step evaluation of a model behind an OpenAI-compatible endpoint on "
-                     "the splits build-dataset writes: each distinct prompt is one question; "
-                     "parse, legal-step, verified-equivalent and match rates, and accuracy");
+      "eval-single",
+      "Single-step evaluation of a model behind an OpenAI-compatible endpoint on "
+      "the splits build-dataset writes: each distinct prompt is one question; "
+      "parse, legal-step, verified-equivalent and match rates, and accuracy");
   cmd->add_option("--data", f->data,
                   "Chat JSONL: single_test.jsonl, multi_test.jsonl, ... of a build-dataset run")
       ->required();
-  cmd->add_option("--endpoint", f->endpoint, "Base URL, e.g. http://127.0.0.1:8000/v1")
-      ->required();
+  cmd->add_option("--endpoint", f->endpoint, "Base URL, e.g. http://127.0.0.1:8000/v1")->required();
   cmd->add_option("--model", f->model, "Model name the server knows")->required();
   cmd->add_option("--concurrency", f->concurrency, "Requests in flight")
       ->capture_default_str()
@@ -126,16 +126,18 @@ void setup_eval_single_command(CLI::App& app, CommandContext& ctx) {
       if (done != total && now - last < std::chrono::seconds(2)) return;
       last = now;
       double secs = std::chrono::duration<double>(now - start).count();
-      std::cerr << fmt::format("eval-single: {}/{} questions, {} correct, {:.2f} questions/s, "
-                               "{:.1f} s\n",
-                               done, total, correct, secs > 0 ? done / secs : 0.0, secs);
+      std::cerr << fmt::format(
+          "eval-single: {}/{} questions, {} correct, {:.2f} questions/s, "
+          "{:.1f} s\n",
+          done, total, correct, secs > 0 ? done / secs : 0.0, secs);
     };
     auto report = llm::evaluate_single_step(**client, *questions, options, progress);
     if (!report) return fail(report.error());
-    if (f->json) std::cout << report->to_json(false).dump(2) << "\n";
-    else std::cout << report->render();
-    if (!f->out.empty() && !write_file_atomic(f->out, report->to_json(true).dump(2) + "\n"))
-      return;
+    if (f->json)
+      std::cout << report->to_json(false).dump(2) << "\n";
+    else
+      std::cout << report->render();
+    if (!f->out.empty() && !write_file_atomic(f->out, report->to_json(true).dump(2) + "\n")) return;
     ctx.exit_code = kExitOk;
   });
 }
@@ -186,11 +188,13 @@ void setup_fake_llm_command(CLI::App& app, CommandContext& ctx) {
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "fake-llm", "Serve an OpenAI-compatible endpoint on 127.0.0.1 for trying eval-single and "
-                  "optimize offline: the oracle answers each prompt with its first reference "
-                  "answer; random-legal answers a random legal step of the prompt's program");
-  cmd->add_option("--data", f->data, "Chat JSONL whose assistant messages are the answers "
-                                     "(needed by the oracle)");
+      "fake-llm",
+      "Serve an OpenAI-compatible endpoint on 127.0.0.1 for trying eval-single and "
+      "optimize offline: the oracle answers each prompt with its first reference "
+      "answer; random-legal answers a random legal step of the prompt's program");
+  cmd->add_option("--data", f->data,
+                  "Chat JSONL whose assistant messages are the answers "
+                  "(needed by the oracle)");
   cmd->add_option("--answers", f->answers, "oracle | random-legal")
       ->capture_default_str()
       ->check(CLI::IsMember({"oracle", "random-legal"}));
@@ -209,8 +213,7 @@ void setup_fake_llm_command(CLI::App& app, CommandContext& ctx) {
         ctx.exit_code = kExitBadInput;
         return;
       }
-      auto questions =
-          llm::read_eval_questions(text, llm::registered_strategy_names(), f->data);
+      auto questions = llm::read_eval_questions(text, llm::registered_strategy_names(), f->data);
       if (!questions) {
         std::cerr << "steptp fake-llm: " << questions.error().render() << "\n";
         ctx.exit_code = kExitBadInput;
@@ -232,10 +235,10 @@ void setup_fake_llm_command(CLI::App& app, CommandContext& ctx) {
       }
       return llm::FakeReply::http_error(404, "{\"error\":\"unknown prompt\"}");
     });
-    std::cerr << fmt::format("fake-llm: serving {} on http://127.0.0.1:{}/v1\n",
-                             oracle ? fmt::format("{} answers", answers->size())
-                                    : std::string("random legal steps"),
-                             f->port);
+    std::cerr << fmt::format(
+        "fake-llm: serving {} on http://127.0.0.1:{}/v1\n",
+        oracle ? fmt::format("{} answers", answers->size()) : std::string("random legal steps"),
+        f->port);
     auto served = server.serve_forever("127.0.0.1", f->port);
     if (!served) {
       std::cerr << "steptp: " << served.error().render() << "\n";

@@ -18,8 +18,9 @@ void setup_fmt_command(CLI::App& app, CommandContext& ctx) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "fmt", "Print a LEIR program file in canonical form (declarations, then the body on one "
-             "line, no whitespace)");
+      "fmt",
+      "Print a LEIR program file in canonical form (declarations, then the body on one "
+      "line, no whitespace)");
   cmd->add_option("file", flags->file, "LEIR program file ('-' for stdin)")->required();
   cmd->add_flag("--check", flags->check,
                 "Print nothing; exit 1 if the file is not already canonical");

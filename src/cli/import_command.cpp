@@ -51,10 +51,10 @@ bool trace_file(const std::string& file, const std::string& shapes, const std::s
   fs::path tmp = fs::temp_directory_path() / ("steptp-import-" + std::to_string(::getpid()));
   fs::create_directories(tmp);
   const fs::path out = tmp / "graph.json", err = tmp / "stderr.txt";
-  std::string cmd = "timeout --kill-after=5 " + std::to_string(timeout_s) +
-                    " /usr/bin/python3 " + shell_quote(tracer.string()) + " " +
-                    shell_quote(file) + " --dtype " + shell_quote(dtype) + " -o " +
-                    shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+  std::string cmd = "timeout --kill-after=5 " + std::to_string(timeout_s) + " /usr/bin/python3 " +
+                    shell_quote(tracer.string()) + " " + shell_quote(file) + " --dtype " +
+                    shell_quote(dtype) + " -o " + shell_quote(out.string()) + " 2>" +
+                    shell_quote(err.string());
   if (!shapes.empty()) cmd += " --shapes " + shell_quote(shapes);
   const int status = std::system(cmd.c_str());
   const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -108,8 +108,9 @@ void setup_import_command(CLI::App& app, CommandContext& ctx) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "import", "Lower a PyTorch problem file (KernelBench format, traced with torch.fx) or a "
-                "traced graph JSON to a LEIR program");
+      "import",
+      "Lower a PyTorch problem file (KernelBench format, traced with torch.fx) or a "
+      "traced graph JSON to a LEIR program");
   cmd->add_option("file", flags->file, "problem file (.py) or graph JSON (.json)")->required();
   cmd->add_option("--shapes", flags->shapes,
                   "override size variables of a .py file, e.g. batch_size=2,dim=64");

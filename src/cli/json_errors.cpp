@@ -91,15 +91,12 @@ int JsonErrorScope::finish(int exit_code, const std::string& category_hint) {
   std::cout.flush();
   if (buffers_->out.count() > 0) return exit_code;
   std::string message = buffers_->err.text();
-  while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
-    message.pop_back();
-  std::string category = !category_hint.empty()        ? category_hint
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  std::string category = !category_hint.empty()       ? category_hint
                          : exit_code == kExitInternal ? std::string("internal")
                                                       : category_of(message);
-  nlohmann::json j{{"ok", false},
-                   {"exit_code", exit_code},
-                   {"category", category},
-                   {"message", message}};
+  nlohmann::json j{
+      {"ok", false}, {"exit_code", exit_code}, {"category", category}, {"message", message}};
   std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   std::cout.flush();
   return exit_code;

@@ -21,8 +21,9 @@ void setup_lower_command(CLI::App& app, CommandContext& ctx) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "lower", "Generate code for a LEIR program file: C (OpenMP), CUDA (with a host harness) "
-               "or TVMScript TIR");
+      "lower",
+      "Generate code for a LEIR program file: C (OpenMP), CUDA (with a host harness) "
+      "or TVMScript TIR");
   cmd->add_option("file", flags->file, "LEIR program file ('-' for stdin)")->required();
   cmd->add_option("--target", flags->target,
                   "Backend: c, cuda, tir (TVMScript for TVM's CUDA target), tir-llvm (its CPU "
@@ -51,8 +52,8 @@ void setup_lower_command(CLI::App& app, CommandContext& ctx) {
         for (const std::string& note : cu->notes) std::cerr << "note: " << note << "\n";
       code = cu.ok() ? Result<std::string>(cu->code) : Result<std::string>(cu.error());
     } else {
-      code = codegen::emit_tir(*program, flags->target == "tir" ? codegen::TirTarget::kCuda
-                                                                : codegen::TirTarget::kLlvm);
+      code = codegen::emit_tir(
+          *program, flags->target == "tir" ? codegen::TirTarget::kCuda : codegen::TirTarget::kLlvm);
     }
     if (!code.ok()) {
       std::cerr << flags->file << ": " << code.error().render() << "\n";

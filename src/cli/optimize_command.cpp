@@ -37,8 +37,8 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
       "optimize",
       "Search for a faster equivalent program: every candidate is verified against the initial "
       "program and timed; reports the best program, its step trace and its speedups");
-  cmd->add_option("input", f->spec,
-                  "A .leir program, a graph .json, or a catalog workload name")->required();
+  cmd->add_option("input", f->spec, "A .leir program, a graph .json, or a catalog workload name")
+      ->required();
   cmd->add_option("--search", f->search, "chain | greedy | beam | dfs | bfs | mcts")
       ->check(CLI::IsMember({"chain", "greedy", "beam", "dfs", "bfs", "mcts"}));
   cmd->add_option("--policy", f->policy, "llm | enumerate | random | cost")
@@ -82,7 +82,8 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
   o.workloads_dir.clear();
   o.torch_script.clear();
   cmd->add_option("--catalog", o.workloads_dir,
-                  "Folder with catalog.json and graphs/ (default: found beside the checkout or install, or $STEPTP_WORKLOADS_DIR)");
+                  "Folder with catalog.json and graphs/ (default: found beside the checkout or "
+                  "install, or $STEPTP_WORKLOADS_DIR)");
   cmd->add_flag("--torch", o.torch, "Also time PyTorch eager (python/torch_baseline.py)");
   cmd->add_option("--torch-script", o.torch_script, "Path of torch_baseline.py");
   cmd->add_option("--endpoint", o.endpoint, "OpenAI-compatible server URL (--policy llm)");
@@ -98,8 +99,9 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--timeout", o.llm.timeout_s, "LLM read timeout per request, seconds")
       ->capture_default_str()
       ->check(CLI::Range(0.1, 1e6));
-  cmd->add_option("--retries", o.llm.retries, "LLM retries on refused connections, 429/5xx, "
-                                              "timeouts (then the run fails)")
+  cmd->add_option("--retries", o.llm.retries,
+                  "LLM retries on refused connections, 429/5xx, "
+                  "timeouts (then the run fails)")
       ->capture_default_str()
       ->check(CLI::Range(0, 100));
   cmd->add_option("--constrained-decoding", f->constrained,
@@ -156,11 +158,12 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
       std::error_code ec;
       std::filesystem::create_directories(f->out, ec);
       namespace fs = std::filesystem;
-      if (ec || !write_file_atomic((fs::path(f->out) / "report.json").string(),
-                                   r->json.dump(2) + "\n") ||
+      if (ec ||
+          !write_file_atomic((fs::path(f->out) / "report.json").string(), r->json.dump(2) + "\n") ||
           !write_file_atomic((fs::path(f->out) / "report.md").string(), r->markdown) ||
           !write_file_atomic((fs::path(f->out) / "best.leir").string(), r->best_program)) {
-        if (ec) std::cerr << "steptp optimize: cannot create " << f->out << ": " << ec.message() << "\n";
+        if (ec)
+          std::cerr << "steptp optimize: cannot create " << f->out << ": " << ec.message() << "\n";
         ctx.exit_code = kExitBadInput;
         return;
       }
@@ -170,14 +173,13 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
       return;
     }
     const nlohmann::json& j = r->json;
-    std::cout << fmt::format("{}: {} search, {} policy: best {:.2f}x over the naive C ({:.4f} -> "
-                             "{:.4f} ms) after {} policy calls, {} candidates ({} accepted)\n",
-                             j["workload"].get<std::string>(), j["search"].get<std::string>(),
-                             j["policy"].get<std::string>(), r->speedup,
-                             j["baseline_ms"].get<double>(), j["best"]["time_ms"].get<double>(),
-                             j["stats"]["policy_calls"].get<int>(),
-                             j["stats"]["candidates"].get<int>(),
-                             j["stats"]["accepted"].get<int>());
+    std::cout << fmt::format(
+        "{}: {} search, {} policy: best {:.2f}x over the naive C ({:.4f} -> "
+        "{:.4f} ms) after {} policy calls, {} candidates ({} accepted)\n",
+        j["workload"].get<std::string>(), j["search"].get<std::string>(),
+        j["policy"].get<std::string>(), r->speedup, j["baseline_ms"].get<double>(),
+        j["best"]["time_ms"].get<double>(), j["stats"]["policy_calls"].get<int>(),
+        j["stats"]["candidates"].get<int>(), j["stats"]["accepted"].get<int>());
     if (j.contains("confirmation"))
       std::cout << fmt::format("  re-measured alternately ({} rounds): {:.2f}x\n",
                                j["confirmation"]["rounds"].get<int>(),

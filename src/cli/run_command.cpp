@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -61,8 +61,9 @@ void setup_run_command(CLI::App& app, CommandContext& ctx) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "run", "Run a LEIR program on seeded random inputs with the reference interpreter and "
-             "print statistics of each output");
+      "run",
+      "Run a LEIR program on seeded random inputs with the reference interpreter and "
+      "print statistics of each output");
   cmd->add_option("file", flags->file, "LEIR program file ('-' for stdin)")->required();
   cmd->add_option("--seed", flags->seed, "Input seed")->capture_default_str();
   cmd->add_option("--scale", flags->scale, "Scale of the random float inputs")
@@ -129,7 +130,8 @@ void setup_run_command(CLI::App& app, CommandContext& ctx) {
       double mean = n - s.nan > 0 ? s.sum / static_cast<double>(n - s.nan) : 0.0;
       if (flags->json) {
         nlohmann::json first = nlohmann::json::array();
-        for (size_t i = 0; i < t.values.size() && i < 8; ++i) first.push_back(finite_or_text(t.values[i]));
+        for (size_t i = 0; i < t.values.size() && i < 8; ++i)
+          first.push_back(finite_or_text(t.values[i]));
         j["outputs"].push_back({{"name", t.name},
                                 {"dtype", leir::dtype_name(t.dtype)},
                                 {"shape", t.shape},

@@ -1,10 +1,10 @@
 // cli/strategies_command.cpp — `steptp strategies [--json] [--markdown]`: the registered
 // strategies with category, difficulty and summary; --markdown renders docs/strategies.md, with
 // each strategy's worked example applied live (so the documentation cannot drift from the code).
+#include <fmt/format.h>
+
 #include <iostream>
 #include <nlohmann/json.hpp>
-
-#include <fmt/format.h>
 
 #include "cli/command.h"
 #include "cli/commands.h"
@@ -28,10 +28,9 @@ std::string markdown_example(const Strategy& s) {
   STEPTP_CHECK(out.ok(), "the example of " + std::string(s.name()) + " does not apply");
   std::string decls;
   for (const leir::TensorDecl& d : p->decls) decls += leir::print(d) + "\n";
-  return fmt::format(
-      "\nExample — step `{}`:\n\n```\n{}{}\n```\nbecomes\n\n```\n{}\n```\n\n> {}\n",
-      site->to_string(), decls, leir::print_body(p->blocks), leir::print_body(out->blocks),
-      s.explain(*p, *site));
+  return fmt::format("\nExample — step `{}`:\n\n```\n{}{}\n```\nbecomes\n\n```\n{}\n```\n\n> {}\n",
+                     site->to_string(), decls, leir::print_body(p->blocks),
+                     leir::print_body(out->blocks), s.explain(*p, *site));
 }
 
 std::string markdown() {
@@ -84,9 +83,9 @@ std::string markdown() {
    others on `tests/data/programs/`.
 )";
   for (const Strategy* s : strategy::all_strategies()) {
-    out += fmt::format("\n## {}\n\n{} · {} — {}.\n", s->name(),
-                       strategy::category_name(s->category()),
-                       strategy::difficulty_name(s->difficulty()), s->summary());
+    out +=
+        fmt::format("\n## {}\n\n{} · {} — {}.\n", s->name(), strategy::category_name(s->category()),
+                    strategy::difficulty_name(s->difficulty()), s->summary());
     out += markdown_example(*s);
   }
   return out;

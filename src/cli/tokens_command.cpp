@@ -1,13 +1,16 @@
 // cli/tokens_command.cpp — `steptp tokens FILE.jsonl... --tokenizer tokenizer.json`: the token
 // length of every chat sample (a `messages` array per line, as build-dataset exports it) rendered
-// with the Qwen3 chat template, summarised per file; `--ids` prints the ids of every sample so
-// that they can be compared with another tokenizer; `--max-tokens N` turns the summary into a
-// check (exit 1 when a sample is longer).
+// with the Qwen3 chat template, summarised per file as prompt (every turn before the final
+// assistant turn), answer (that turn) and total; `--ids` prints the ids of every sample so that
+// they can be compared with another tokenizer; `--max-tokens N` turns the summary into a check
+// (exit 1 when a sample is longer). `--plain` counts each file's whole text instead (a LEIR, TIR
+// or CUDA program per file), for comparing the lengths of one program in several languages.
 #include <fmt/format.h>
 
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/commands.h"
@@ -39,6 +42,51 @@ Result<std::vector<tokenizer::ChatMessage>> chat_messages(const std::string& lin
   return messages;
 }
 
+// One sample's lengths: the prompt is the conversation up to the final assistant turn, the
+// answer what that turn adds (its header and end marker included, as a trainer's labels are).
+struct SampleLengths {
+  int64_t prompt = 0, answer = 0, total = 0;
+};
+
+SampleLengths sample_lengths(const tokenizer::BpeTokenizer& tok,
+                             const std::vector<tokenizer::ChatMessage>& messages,
+                             std::vector<int32_t>* ids) {
+  std::vector<int32_t> all = tok.encode(tokenizer::render_qwen3_chat(messages));
+  SampleLengths l;
+  l.total = static_cast<int64_t>(all.size());
+  const bool ends_with_answer = !messages.empty() && messages.back().first == "assistant";
+  if (ends_with_answer) {
+    const std::vector<tokenizer::ChatMessage> before(messages.begin(), messages.end() - 1);
+    l.prompt = tokenizer::chat_token_count(tok, before);
+    l.answer = l.total - l.prompt;
+  } else {
+    l.prompt = l.total;
+  }
+  if (ids) *ids = std::move(all);
+  return l;
+}
+
+struct FileLengths {
+  std::vector<int64_t> prompt, answer, total;
+  void add(const SampleLengths& l) {
+    prompt.push_back(l.prompt);
+    answer.push_back(l.answer);
+    total.push_back(l.total);
+  }
+  void add(const FileLengths& other) {
+    prompt.insert(prompt.end(), other.prompt.begin(), other.prompt.end());
+    answer.insert(answer.end(), other.answer.begin(), other.answer.end());
+    total.insert(total.end(), other.total.begin(), other.total.end());
+  }
+  // The total's summary, with the prompt's and answer's beside it.
+  nlohmann::json to_json() const {
+    nlohmann::json j = dataset::to_json(dataset::summarize_lengths(total));
+    j["prompt"] = dataset::to_json(dataset::summarize_lengths(prompt));
+    j["answer"] = dataset::to_json(dataset::summarize_lengths(answer));
+    return j;
+  }
+};
+
 }  // namespace
 
 void setup_tokens_command(CLI::App& app, CommandContext& ctx) {
@@ -48,6 +96,7 @@ void setup_tokens_command(CLI::App& app, CommandContext& ctx) {
     int64_t max_tokens = 0;
     bool ids = false;
     bool json = false;
+    bool plain = false;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
@@ -55,6 +104,9 @@ void setup_tokens_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("files", flags->files, "Chat JSONL files (a \"messages\" array per line)")
       ->required()
       ->check(CLI::ExistingFile);
+  cmd->add_flag("--plain", flags->plain,
+                "Count each file's whole text as one sample (a program per file), no chat "
+                "template");
   cmd->add_option("--tokenizer", flags->tokenizer, "Hugging Face tokenizer.json")
       ->required()
       ->check(CLI::ExistingFile);
@@ -73,14 +125,24 @@ void setup_tokens_command(CLI::App& app, CommandContext& ctx) {
     }
     nlohmann::json summary = {{"tokenizer", flags->tokenizer}, {"files", nlohmann::json::object()}};
     int64_t over_budget = 0;
-    std::vector<int64_t> all_lengths;
+    FileLengths all;
+    std::vector<int64_t> plain_lengths;
     for (const std::string& file : flags->files) {
-      std::ifstream in(file);
+      std::ifstream in(file, std::ios::binary);
       if (!in) {
         std::cerr << "steptp: cannot read " << file << "\n";
         return;
       }
-      std::vector<int64_t> lengths;
+      if (flags->plain) {
+        std::ostringstream text;
+        text << in.rdbuf();
+        const auto n = static_cast<int64_t>(tok->encode(text.str()).size());
+        plain_lengths.push_back(n);
+        if (flags->max_tokens > 0 && n > flags->max_tokens) ++over_budget;
+        summary["files"][file] = {{"tokens", n}};
+        continue;
+      }
+      FileLengths lengths;
       std::string line;
       for (int64_t number = 1; std::getline(in, line); ++number) {
         if (line.empty()) continue;
@@ -90,34 +152,47 @@ void setup_tokens_command(CLI::App& app, CommandContext& ctx) {
           std::cerr << "steptp: " << messages.error().render() << "\n";
           return;
         }
-        const std::vector<int32_t> ids = tok->encode(tokenizer::render_qwen3_chat(*messages));
-        const auto n = static_cast<int64_t>(ids.size());
-        lengths.push_back(n);
-        if (flags->max_tokens > 0 && n > flags->max_tokens) ++over_budget;
+        std::vector<int32_t> ids;
+        const SampleLengths l = sample_lengths(*tok, *messages, flags->ids ? &ids : nullptr);
+        lengths.add(l);
+        if (flags->max_tokens > 0 && l.total > flags->max_tokens) ++over_budget;
         if (flags->ids)
-          std::cout << nlohmann::json{{"file", file}, {"line", number}, {"tokens", n}, {"ids", ids}}
+          std::cout << nlohmann::json{{"file", file},
+                                      {"line", number},
+                                      {"tokens", l.total},
+                                      {"prompt_tokens", l.prompt},
+                                      {"answer_tokens", l.answer},
+                                      {"ids", ids}}
                            .dump()
                     << "\n";
       }
-      all_lengths.insert(all_lengths.end(), lengths.begin(), lengths.end());
-      summary["files"][file] = dataset::to_json(dataset::summarize_lengths(std::move(lengths)));
+      all.add(lengths);
+      summary["files"][file] = lengths.to_json();
     }
-    summary["all"] = dataset::to_json(dataset::summarize_lengths(all_lengths));
+    summary["all"] =
+        flags->plain ? dataset::to_json(dataset::summarize_lengths(plain_lengths)) : all.to_json();
     if (flags->max_tokens > 0) {
       summary["max_tokens"] = flags->max_tokens;
       summary["over_max_tokens"] = over_budget;
     }
     if (flags->json) {
       std::cout << summary.dump(1) << "\n";
-    } else if (!flags->ids) {
+    } else if (flags->plain) {
       for (const auto& [file, l] : summary["files"].items())
-        std::cout << fmt::format(
-            "{}: {} samples · tokens mean {} · p50 {} · p90 {} · p99 {} · max {}\n", file,
-            l["count"].get<int64_t>(), l["mean"].get<int64_t>(), l["p50"].get<int64_t>(),
-            l["p90"].get<int64_t>(), l["p99"].get<int64_t>(), l["max"].get<int64_t>());
-      if (flags->max_tokens > 0)
-        std::cout << fmt::format("{} samples over {} tokens\n", over_budget, flags->max_tokens);
+        std::cout << fmt::format("{}: {} tokens\n", file, l["tokens"].get<int64_t>());
+    } else if (!flags->ids) {
+      auto figures = [](const nlohmann::json& l) {
+        return fmt::format("mean {} · p50 {} · p90 {} · p99 {} · max {}", l["mean"].get<int64_t>(),
+                           l["p50"].get<int64_t>(), l["p90"].get<int64_t>(),
+                           l["p99"].get<int64_t>(), l["max"].get<int64_t>());
+      };
+      for (const auto& [file, l] : summary["files"].items())
+        std::cout << fmt::format("{}: {} samples · tokens {}\n  prompt {}\n  answer {}\n", file,
+                                 l["count"].get<int64_t>(), figures(l), figures(l["prompt"]),
+                                 figures(l["answer"]));
     }
+    if (flags->max_tokens > 0 && !flags->json && !flags->ids)
+      std::cout << fmt::format("{} samples over {} tokens\n", over_budget, flags->max_tokens);
     ctx.exit_code = over_budget > 0 ? kExitNo : kExitOk;
   });
 }

@@ -21,8 +21,9 @@ void setup_verify_command(CLI::App& app, CommandContext& ctx) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "verify", "Check that a candidate LEIR program computes the same outputs as the original "
-                "(exit 0 equivalent, 1 not equivalent, 2 bad input)");
+      "verify",
+      "Check that a candidate LEIR program computes the same outputs as the original "
+      "(exit 0 equivalent, 1 not equivalent, 2 bad input)");
   cmd->add_option("original", flags->original, "Original LEIR program file")->required();
   cmd->add_option("candidate", flags->candidate,
                   "Candidate program file, or a bare body that uses the original's declarations")

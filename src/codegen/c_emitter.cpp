@@ -32,8 +32,14 @@ class Writer {
     out_ += s;
     out_ += '\n';
   }
-  void open(const std::string& s) { line(s); ++indent_; }
-  void close(const std::string& s = "}") { --indent_; line(s); }
+  void open(const std::string& s) {
+    line(s);
+    ++indent_;
+  }
+  void close(const std::string& s = "}") {
+    --indent_;
+    line(s);
+  }
   std::string take() { return std::move(out_); }
 
  private:
@@ -85,8 +91,7 @@ bool body_has_only_statements(const leir::Block& b) {
 class CEmitter {
  public:
   CEmitter(const leir::Program& p, const leir::TensorTable& table, const CEmitOptions& o)
-      : p_(p), table_(table), options_(o), expr_(table),
-        inits_(plan_identity_inits(p, table)) {}
+      : p_(p), table_(table), options_(o), expr_(table), inits_(plan_identity_inits(p, table)) {}
 
   std::string emit() {
     choose_local_arrays();
@@ -117,11 +122,14 @@ class CEmitter {
     // called instead of inlined stay scalar (log_exp_scale: 41 ms against 11 ms at 256 bits).
     w_.line("#if defined(STP_WIDE_VECTORS) && defined(__GNUC__) && !defined(__clang__)");
     w_.line("#define STP_WIDE_ENABLED 1");
-    w_.line("#define STP_WIDE __attribute__((target(\"avx512f,avx512vl,avx512dq,avx512bw,"
-            "prefer-vector-width=512\"), optimize(\"schedule-insns\", \"sched-pressure\")))");
-    w_.line("#define STP_WIDE_TILE __attribute__((target(\"avx512f,avx512vl,avx512dq,avx512bw\")))");
-    w_.line("#define STP_WIDE_MATH __attribute__((target(\"avx512f,avx512vl,avx512dq,avx512bw,"
-            "prefer-vector-width=512\")))");
+    w_.line(
+        "#define STP_WIDE __attribute__((target(\"avx512f,avx512vl,avx512dq,avx512bw,"
+        "prefer-vector-width=512\"), optimize(\"schedule-insns\", \"sched-pressure\")))");
+    w_.line(
+        "#define STP_WIDE_TILE __attribute__((target(\"avx512f,avx512vl,avx512dq,avx512bw\")))");
+    w_.line(
+        "#define STP_WIDE_MATH __attribute__((target(\"avx512f,avx512vl,avx512dq,avx512bw,"
+        "prefer-vector-width=512\")))");
     w_.line("#else");
     w_.line("#define STP_WIDE");
     w_.line("#define STP_WIDE_TILE");
@@ -144,12 +152,15 @@ class CEmitter {
     // exp stays stp_exp: libmvec's hands every lane past |x| = 708.4 to the scalar exp, and a
     // sigmoid over a GEMM's unnormalised outputs, most of them there, ran 25% slower with it.
     // Elsewhere (clang, other C libraries) the interpreter's log and libm's erf.
-    w_.line("#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && "
-            "defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))");
-    w_.line("__attribute__((simd(\"notinbranch\"), const, nothrow, leaf)) double "
-            "stp_vlog(double) __asm__(\"log\");");
-    w_.line("__attribute__((simd(\"notinbranch\"), const, nothrow, leaf)) double "
-            "stp_erf(double) __asm__(\"erf\");");
+    w_.line(
+        "#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && "
+        "defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))");
+    w_.line(
+        "__attribute__((simd(\"notinbranch\"), const, nothrow, leaf)) double "
+        "stp_vlog(double) __asm__(\"log\");");
+    w_.line(
+        "__attribute__((simd(\"notinbranch\"), const, nothrow, leaf)) double "
+        "stp_erf(double) __asm__(\"erf\");");
     w_.line("#else");
     w_.line("#define stp_vlog stp_log");
     w_.line("#define stp_erf erf");
@@ -159,8 +170,10 @@ class CEmitter {
     w_.line("#if defined(__AVX__)");
     w_.line("#include <immintrin.h>");
     w_.line("static inline void stp_stream_row(double* p, const double* row, int64_t n) {");
-    w_.line("  if (((uintptr_t)p & 31) != 0) { memcpy(p, row, (size_t)n * sizeof(double)); return; }");
-    w_.line("  for (int64_t k = 0; k < n; k += 4) _mm256_stream_pd(p + k, _mm256_load_pd(row + k));");
+    w_.line(
+        "  if (((uintptr_t)p & 31) != 0) { memcpy(p, row, (size_t)n * sizeof(double)); return; }");
+    w_.line(
+        "  for (int64_t k = 0; k < n; k += 4) _mm256_stream_pd(p + k, _mm256_load_pd(row + k));");
     w_.line("}");
     w_.line("static inline void stp_stream_fence(void) { _mm_sfence(); }");
     w_.line("#else");
@@ -171,14 +184,18 @@ class CEmitter {
     w_.line("#endif");
     // Max and min lane reductions keep the interpreter's NaN-propagating max/min.
     w_.line("#ifdef _OPENMP");
-    w_.line("#pragma omp declare reduction(stp_maxr : double : omp_out = stp_max(omp_out, omp_in)) "
-            "initializer(omp_priv = -HUGE_VAL)");
-    w_.line("#pragma omp declare reduction(stp_minr : double : omp_out = stp_min(omp_out, omp_in)) "
-            "initializer(omp_priv = HUGE_VAL)");
-    w_.line("#pragma omp declare reduction(stp_maxr : float : omp_out = (float)stp_max(omp_out, "
-            "omp_in)) initializer(omp_priv = -HUGE_VALF)");
-    w_.line("#pragma omp declare reduction(stp_minr : float : omp_out = (float)stp_min(omp_out, "
-            "omp_in)) initializer(omp_priv = HUGE_VALF)");
+    w_.line(
+        "#pragma omp declare reduction(stp_maxr : double : omp_out = stp_max(omp_out, omp_in)) "
+        "initializer(omp_priv = -HUGE_VAL)");
+    w_.line(
+        "#pragma omp declare reduction(stp_minr : double : omp_out = stp_min(omp_out, omp_in)) "
+        "initializer(omp_priv = HUGE_VAL)");
+    w_.line(
+        "#pragma omp declare reduction(stp_maxr : float : omp_out = (float)stp_max(omp_out, "
+        "omp_in)) initializer(omp_priv = -HUGE_VALF)");
+    w_.line(
+        "#pragma omp declare reduction(stp_minr : float : omp_out = (float)stp_min(omp_out, "
+        "omp_in)) initializer(omp_priv = HUGE_VALF)");
     w_.line("#endif");
     w_.open("void steptp_set_threads(int n) {");
     w_.line("#ifdef _OPENMP");
@@ -237,16 +254,15 @@ class CEmitter {
       if (plan.mode == IdentityInit::kPrefill && plan.first_block == b && !is_slice(name))
         emit_prefill(name, plan);
     std::string wide_definitions;
-    if (has_wide_tile_version(block))
-      wide_definitions = definitions_with_wide_tiles();
+    if (has_wide_tile_version(block)) wide_definitions = definitions_with_wide_tiles();
     const size_t regions_before = regions_.size();
     function_prefix_ = wide_ ? "STP_WIDE " : wide_math ? "STP_WIDE_MATH " : "";
     emit_region(block, false, false, true);
     if (!wide_definitions.empty()) {
       std::string narrow = regions_.substr(regions_before);
       regions_.resize(regions_before);
-      regions_ += "#if defined(STP_WIDE_ENABLED)\n" + wide_definitions + "#else\n" + narrow +
-                  "#endif\n";
+      regions_ +=
+          "#if defined(STP_WIDE_ENABLED)\n" + wide_definitions + "#else\n" + narrow + "#endif\n";
     }
     w_.close();
   }
@@ -302,9 +318,9 @@ class CEmitter {
       auto init = inits_.find(name);
       if (plan.depth > 0 && init != inits_.end() && init->second.mode == IdentityInit::kPrefill) {
         leir::ExprRef any = leir::Expr::access(name, t.dtype, t.scope, {});
-        w_.line(fmt::format("for (int64_t k = 0; k < {}; ++k) {}[k] = {};", plan.elements,
-                            c_tensor_name(name),
-                            expr_.convert_for_store(any, c_identity_literal(init->second.identity))));
+        w_.line(fmt::format(
+            "for (int64_t k = 0; k < {}; ++k) {}[k] = {};", plan.elements, c_tensor_name(name),
+            expr_.convert_for_store(any, c_identity_literal(init->second.identity))));
       }
     }
   }
@@ -316,15 +332,16 @@ class CEmitter {
   // stores is vectorized only behind a run-time aliasing check, and a convolution ran at half
   // speed. The buffers are distinct allocations, so the qualifier holds. The loop variables open
   // around `b` are passed by value under their own names, so the body's text is unchanged.
-  void emit_region(const leir::Block& b, bool inside_parallel, bool inside_serial,
-                   bool top_header, const std::optional<LaneJam>& jam = std::nullopt) {
+  void emit_region(const leir::Block& b, bool inside_parallel, bool inside_serial, bool top_header,
+                   const std::optional<LaneJam>& jam = std::nullopt) {
     std::vector<std::string> params;
     std::vector<std::string> args;
     for (const leir::TensorInfo& t : table_.tensors) {
       auto it = users_.find(t.name);
       if (it == users_.end() || !it->second.count(top_)) continue;
       if (is_slice(t.name) && !declared_.count(t.name)) continue;  // declared inside
-      params.push_back(fmt::format("{}* restrict {}", c_storage_type(t.dtype), c_tensor_name(t.name)));
+      params.push_back(
+          fmt::format("{}* restrict {}", c_storage_type(t.dtype), c_tensor_name(t.name)));
       args.push_back(c_tensor_name(t.name));
       if (is_tracked(t.name)) {
         params.push_back(fmt::format("uint8_t* restrict {}", flag_name(t.name)));
@@ -336,13 +353,15 @@ class CEmitter {
       args.push_back(v);
     }
     // stp_block<b> runs top-level block b; its parallel regions are stp_block<b>_region<k>.
-    std::string name = region_count_ == 0 ? fmt::format("stp_block{}", top_)
-                                          : fmt::format("stp_block{}_region{}", top_, region_count_);
+    std::string name = region_count_ == 0
+                           ? fmt::format("stp_block{}", top_)
+                           : fmt::format("stp_block{}_region{}", top_, region_count_);
     ++region_count_;
     Writer caller = std::move(w_);
     w_ = Writer{};
-    w_.open(fmt::format("{}static void {}({}) {{", function_prefix_, name,
-                        params.empty() ? std::string("void") : fmt::format("{}", fmt::join(params, ", "))));
+    w_.open(fmt::format(
+        "{}static void {}({}) {{", function_prefix_, name,
+        params.empty() ? std::string("void") : fmt::format("{}", fmt::join(params, ", "))));
     std::set<std::string> declared_outside = declared_;
     emit_block(b, inside_parallel, inside_serial, top_header, jam);
     declared_ = std::move(declared_outside);
@@ -369,7 +388,8 @@ class CEmitter {
     w_.line(fmt::format("const {} stp_id = {};", c_storage_type(t.dtype),
                         expr_.convert_for_store(any, c_identity_literal(plan.identity))));
     if (options_.openmp && n >= (1 << 15)) w_.line("#pragma omp parallel for schedule(static)");
-    w_.line(fmt::format("for (int64_t k = 0; k < {}; ++k) {}[k] = stp_id;", n, c_tensor_name(name)));
+    w_.line(
+        fmt::format("for (int64_t k = 0; k < {}; ++k) {}[k] = stp_id;", n, c_tensor_name(name)));
     w_.close();
   }
 
@@ -408,11 +428,16 @@ class CEmitter {
     leir::DType t = expr_.info(s.lhs->name()).dtype;
     if (t != leir::DType::kF64 && t != leir::DType::kF32) return std::nullopt;
     switch (acc->op) {
-      case analysis::AccumulateOp::kSum: return "+";
-      case analysis::AccumulateOp::kProduct: return "*";
-      case analysis::AccumulateOp::kMax: return "stp_maxr";
-      case analysis::AccumulateOp::kMin: return "stp_minr";
-      case analysis::AccumulateOp::kDivideBy: return std::nullopt;
+      case analysis::AccumulateOp::kSum:
+        return "+";
+      case analysis::AccumulateOp::kProduct:
+        return "*";
+      case analysis::AccumulateOp::kMax:
+        return "stp_maxr";
+      case analysis::AccumulateOp::kMin:
+        return "stp_minr";
+      case analysis::AccumulateOp::kDivideBy:
+        return std::nullopt;
     }
     return std::nullopt;
   }
@@ -423,8 +448,8 @@ class CEmitter {
     const leir::Stmt& s = *b.body[0].stmt;
     std::string element = expr_.element(s.lhs);
     w_.open("{");
-    w_.line(fmt::format("{} stp_acc = {};", c_storage_type(expr_.info(s.lhs->name()).dtype),
-                        element));
+    w_.line(
+        fmt::format("{} stp_acc = {};", c_storage_type(expr_.info(s.lhs->name()).dtype), element));
     w_.line(fmt::format("#pragma omp simd reduction({}:stp_acc)", op));
     w_.open(for_header(l));
     expr_.substitute(s.lhs, "stp_acc");
@@ -483,8 +508,8 @@ class CEmitter {
     // The load that read k needs in jam iteration j: one per distinct value of the jammed
     // variables the read mentions.
     std::map<std::string, std::string> load_names;
-    std::vector<std::vector<std::string>> load_of(
-        static_cast<size_t>(jam.accumulators), std::vector<std::string>(reads.size()));
+    std::vector<std::vector<std::string>> load_of(static_cast<size_t>(jam.accumulators),
+                                                  std::vector<std::string>(reads.size()));
     std::vector<std::pair<int64_t, size_t>> first_use;  // (iteration, read) of each load
     for (int64_t j = 0; j < jam.accumulators; ++j) {
       const std::vector<std::string> pinned = pinned_iteration(b, jam.jammed, j);
@@ -504,8 +529,9 @@ class CEmitter {
     };
     for (size_t k : jam.hoisted) w_.open(for_header(b.loops[k]));
     w_.open("{");
-    w_.line(fmt::format("typedef double {} __attribute__((vector_size({}), aligned(8), may_alias));",
-                        type, kWideJamLanes * 8));
+    w_.line(
+        fmt::format("typedef double {} __attribute__((vector_size({}), aligned(8), may_alias));",
+                    type, kWideJamLanes * 8));
     std::vector<std::string> accumulators;
     for (int64_t j = 0; j < jam.accumulators; ++j)
       accumulators.push_back(fmt::format("stp_w{} = {{0.0}}", j));
@@ -543,9 +569,10 @@ class CEmitter {
     for (int64_t j = 0; j < jam.accumulators; ++j)
       in_iteration(j, [&] {
         const std::string w = fmt::format("stp_w{}", j);
-        w_.line(fmt::format("{0} = {0} + ((({1}[0] + {1}[1]) + ({1}[2] + {1}[3])) + "
-                            "(({1}[4] + {1}[5]) + ({1}[6] + {1}[7])));",
-                            expr_.element(s.lhs), w));
+        w_.line(
+            fmt::format("{0} = {0} + ((({1}[0] + {1}[1]) + ({1}[2] + {1}[3])) + "
+                        "(({1}[4] + {1}[5]) + ({1}[6] + {1}[7])));",
+                        expr_.element(s.lhs), w));
       });
     w_.close();
     for (size_t k = 0; k < jam.hoisted.size(); ++k) w_.close();
@@ -659,8 +686,9 @@ class CEmitter {
     for_each_accumulator([&](const std::string& name, int64_t) { names.push_back(name); });
     w_.open("{");
     // Under-aligned and may_alias: a load or store of `lanes` doubles at any element address.
-    w_.line(fmt::format("typedef double {} __attribute__((vector_size({}), aligned(8), may_alias));",
-                        type, t.lanes * 8));
+    w_.line(
+        fmt::format("typedef double {} __attribute__((vector_size({}), aligned(8), may_alias));",
+                    type, t.lanes * 8));
     w_.line(fmt::format("{} {};", type, fmt::join(names, ", ")));
     for_each_accumulator([&](const std::string& name, int64_t) {
       w_.line(fmt::format("{} = {};", name, as_vector(expr_.element(s.lhs))));
@@ -729,7 +757,8 @@ class CEmitter {
       if (streams && i + 1 == b.loops.size()) break;  // emit_streaming_stores writes it
       if (options_.openmp) {
         switch (l.kind) {
-          case LoopKind::kBound: case LoopKind::kParallel:
+          case LoopKind::kBound:
+          case LoopKind::kParallel:
             if (!parallel && analysis::is_independent_loop(b, l.var) &&
                 (!serial || executions_from(b, i) >= kMinWorkPerNestedRegion)) {
               size_t run = 1;
@@ -738,7 +767,8 @@ class CEmitter {
                       b.loops[i + run].kind == LoopKind::kParallel) &&
                      analysis::is_independent_loop(b, b.loops[i + run].var))
                 ++run;
-              w_.line(run > 1 ? fmt::format("#pragma omp parallel for collapse({}) schedule(static)", run)
+              w_.line(run > 1 ? fmt::format(
+                                    "#pragma omp parallel for collapse({}) schedule(static)", run)
                               : std::string("#pragma omp parallel for schedule(static)"));
               for (size_t k = 0; k < run; ++k) {
                 w_.open(for_header(b.loops[i + k]));
@@ -897,7 +927,8 @@ class CEmitter {
     w_.line(fmt::format("double stp_row[{}] __attribute__((aligned(32)));", inner.extent));
     w_.open(for_header(inner));
     open_vars_.push_back(v);
-    w_.line(fmt::format("stp_row[{}] = {};", v, expr_.convert_for_store(s.lhs, expr_.value(s.rhs))));
+    w_.line(
+        fmt::format("stp_row[{}] = {};", v, expr_.convert_for_store(s.lhs, expr_.value(s.rhs))));
     w_.close();
     w_.open("{");
     w_.line(fmt::format("const int64_t {} = 0;", v));
@@ -912,14 +943,14 @@ class CEmitter {
   CExprPrinter expr_;
   std::map<std::string, TensorInitPlan> inits_;
   std::map<std::string, LocalArrayPlan> local_;  // intermediates kept in local arrays
-  size_t top_depth_ = 0;              // header loops of the current top-level block open now
-  std::set<std::string> declared_;    // local arrays declared in the current C scope
+  size_t top_depth_ = 0;            // header loops of the current top-level block open now
+  std::set<std::string> declared_;  // local arrays declared in the current C scope
   std::map<std::string, std::set<size_t>> users_ = blocks_using(p_);
-  size_t top_ = 0;                      // the top-level block being emitted
-  bool wide_ = false;                   // its functions are STP_WIDE
-  std::string function_prefix_;         // written before each of its function definitions
+  size_t top_ = 0;               // the top-level block being emitted
+  bool wide_ = false;            // its functions are STP_WIDE
+  std::string function_prefix_;  // written before each of its function definitions
   TileVectors tile_vectors_ = kNarrowTileVectors;  // stationary tiles are built of these
-  bool wide_tile_emitted_ = false;      // a tile of kWideTileVectors was emitted
+  bool wide_tile_emitted_ = false;                 // a tile of kWideTileVectors was emitted
   std::vector<std::string> open_vars_;  // C names of the loop variables open at this point
   std::string regions_;                 // definitions of the region functions so far
   int region_count_ = 0;                // functions emitted for the current block

@@ -1,7 +1,6 @@
 #include "codegen/c_engine.h"
 
 #include <fmt/format.h>
-
 #include <sys/mman.h>
 
 #include <cmath>
@@ -35,7 +34,8 @@ uint16_t f16_bits(double v) {
   uint16_t sign = std::signbit(r) ? 0x8000 : 0;
   double a = std::fabs(r);
   if (a > 65504.0) return static_cast<uint16_t>(sign | 0x7c00);
-  if (a < 6.103515625e-05) return static_cast<uint16_t>(sign | static_cast<uint16_t>(a * 16777216.0));
+  if (a < 6.103515625e-05)
+    return static_cast<uint16_t>(sign | static_cast<uint16_t>(a * 16777216.0));
   int e = 0;
   double m = std::frexp(a, &e);
   return static_cast<uint16_t>(sign | ((e + 14) << 10) |
@@ -46,8 +46,9 @@ double f16_value(uint16_t h) {
   double s = (h & 0x8000) ? -1.0 : 1.0;
   int ex = (h >> 10) & 0x1f, man = h & 0x3ff;
   if (ex == 0) return s * std::ldexp(static_cast<double>(man), -24);
-  if (ex == 31) return man ? std::numeric_limits<double>::quiet_NaN()
-                           : s * std::numeric_limits<double>::infinity();
+  if (ex == 31)
+    return man ? std::numeric_limits<double>::quiet_NaN()
+               : s * std::numeric_limits<double>::infinity();
   return s * std::ldexp(1024.0 + man, ex - 25);
 }
 
@@ -72,29 +73,56 @@ double bf16_value(uint16_t b) {
 void store_native(double v, DType t, std::byte* dst) {
   double r = leir::round_to_dtype(v, t);
   switch (t) {
-    case DType::kF64: put<double>(r, dst); return;
-    case DType::kF32: put<float>(static_cast<float>(r), dst); return;
-    case DType::kF16: put<uint16_t>(f16_bits(v), dst); return;
-    case DType::kBF16: put<uint16_t>(bf16_bits(v), dst); return;
-    case DType::kI8: put<int8_t>(static_cast<int8_t>(r), dst); return;
-    case DType::kI16: put<int16_t>(static_cast<int16_t>(r), dst); return;
-    case DType::kI32: put<int32_t>(static_cast<int32_t>(r), dst); return;
+    case DType::kF64:
+      put<double>(r, dst);
+      return;
+    case DType::kF32:
+      put<float>(static_cast<float>(r), dst);
+      return;
+    case DType::kF16:
+      put<uint16_t>(f16_bits(v), dst);
+      return;
+    case DType::kBF16:
+      put<uint16_t>(bf16_bits(v), dst);
+      return;
+    case DType::kI8:
+      put<int8_t>(static_cast<int8_t>(r), dst);
+      return;
+    case DType::kI16:
+      put<int16_t>(static_cast<int16_t>(r), dst);
+      return;
+    case DType::kI32:
+      put<int32_t>(static_cast<int32_t>(r), dst);
+      return;
     case DType::kI64:
       put<int64_t>(r >= 9.2233720368547758e18 ? std::numeric_limits<int64_t>::max()
                                               : static_cast<int64_t>(r),
                    dst);
       return;
-    case DType::kU8: put<uint8_t>(static_cast<uint8_t>(r), dst); return;
-    case DType::kU16: put<uint16_t>(static_cast<uint16_t>(r), dst); return;
-    case DType::kU32: put<uint32_t>(static_cast<uint32_t>(r), dst); return;
+    case DType::kU8:
+      put<uint8_t>(static_cast<uint8_t>(r), dst);
+      return;
+    case DType::kU16:
+      put<uint16_t>(static_cast<uint16_t>(r), dst);
+      return;
+    case DType::kU32:
+      put<uint32_t>(static_cast<uint32_t>(r), dst);
+      return;
     case DType::kU64:
       put<uint64_t>(r >= 1.8446744073709552e19 ? std::numeric_limits<uint64_t>::max()
                                                : static_cast<uint64_t>(r),
                     dst);
       return;
-    case DType::kBool: put<uint8_t>(r != 0.0 ? 1 : 0, dst); return;
-    case DType::kC64: case DType::kC128: case DType::kF8E4M3FN: case DType::kF8E4M3FNUZ:
-    case DType::kF8E5M2: case DType::kU4: case DType::kI4:
+    case DType::kBool:
+      put<uint8_t>(r != 0.0 ? 1 : 0, dst);
+      return;
+    case DType::kC64:
+    case DType::kC128:
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2:
+    case DType::kU4:
+    case DType::kI4:
       break;
   }
   STEPTP_CHECK(false, "store_native of a non-executable dtype");
@@ -102,20 +130,38 @@ void store_native(double v, DType t, std::byte* dst) {
 
 double load_native(DType t, const std::byte* src) {
   switch (t) {
-    case DType::kF64: return get<double>(src);
-    case DType::kF32: return get<float>(src);
-    case DType::kF16: return f16_value(get<uint16_t>(src));
-    case DType::kBF16: return bf16_value(get<uint16_t>(src));
-    case DType::kI8: return get<int8_t>(src);
-    case DType::kI16: return get<int16_t>(src);
-    case DType::kI32: return get<int32_t>(src);
-    case DType::kI64: return static_cast<double>(get<int64_t>(src));
-    case DType::kU8: case DType::kBool: return get<uint8_t>(src);
-    case DType::kU16: return get<uint16_t>(src);
-    case DType::kU32: return get<uint32_t>(src);
-    case DType::kU64: return static_cast<double>(get<uint64_t>(src));
-    case DType::kC64: case DType::kC128: case DType::kF8E4M3FN: case DType::kF8E4M3FNUZ:
-    case DType::kF8E5M2: case DType::kU4: case DType::kI4:
+    case DType::kF64:
+      return get<double>(src);
+    case DType::kF32:
+      return get<float>(src);
+    case DType::kF16:
+      return f16_value(get<uint16_t>(src));
+    case DType::kBF16:
+      return bf16_value(get<uint16_t>(src));
+    case DType::kI8:
+      return get<int8_t>(src);
+    case DType::kI16:
+      return get<int16_t>(src);
+    case DType::kI32:
+      return get<int32_t>(src);
+    case DType::kI64:
+      return static_cast<double>(get<int64_t>(src));
+    case DType::kU8:
+    case DType::kBool:
+      return get<uint8_t>(src);
+    case DType::kU16:
+      return get<uint16_t>(src);
+    case DType::kU32:
+      return get<uint32_t>(src);
+    case DType::kU64:
+      return static_cast<double>(get<uint64_t>(src));
+    case DType::kC64:
+    case DType::kC128:
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2:
+    case DType::kU4:
+    case DType::kI4:
       break;
   }
   STEPTP_CHECK(false, "load_native of a non-executable dtype");
@@ -160,8 +206,8 @@ Result<CompiledKernel> CompiledKernel::build(const leir::Program& program,
   auto count = reinterpret_cast<int (*)()>(k.library_->symbol("steptp_num_buffers"));
   if (!k.kernel_ || !k.set_threads_ || !count ||
       count() != static_cast<int>(k.table_.tensors.size()))
-    return Error::make("load_error", fmt::format("{} does not export the steptp kernel ABI",
-                                                 k.library_->path()));
+    return Error::make("load_error",
+                       fmt::format("{} does not export the steptp kernel ABI", k.library_->path()));
   return k;
 }
 
@@ -247,7 +293,8 @@ std::vector<leir::TensorData> CompiledKernel::outputs(const KernelBuffers& buffe
     int bytes = dtype_bytes(t.dtype);
     d.values.resize(n);
     for (size_t k = 0; k < n; ++k)
-      d.values[k] = load_native(t.dtype, buffers.storage_[i].data() + k * static_cast<size_t>(bytes));
+      d.values[k] =
+          load_native(t.dtype, buffers.storage_[i].data() + k * static_cast<size_t>(bytes));
     out.push_back(std::move(d));
   }
   return out;

@@ -50,16 +50,20 @@ struct CacheLineAllocator {
   T* allocate(size_t n) {
     const size_t bytes = n * sizeof(T);
     if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes, kAlignment));
-    void* p = ::operator new(bytes, std::align_val_t{kHugePage});
+    void* p = ::operator new (bytes, std::align_val_t{kHugePage});
     advise_huge_pages(p, bytes);
     return static_cast<T*>(p);
   }
   void deallocate(T* p, size_t n) noexcept {
-    if (n * sizeof(T) < kHugePage) ::operator delete(p, kAlignment);
-    else ::operator delete(p, std::align_val_t{kHugePage});
+    if (n * sizeof(T) < kHugePage)
+      ::operator delete(p, kAlignment);
+    else
+      ::operator delete (p, std::align_val_t{kHugePage});
   }
   template <typename U>
-  bool operator==(const CacheLineAllocator<U>&) const noexcept { return true; }
+  bool operator==(const CacheLineAllocator<U>&) const noexcept {
+    return true;
+  }
 };
 
 // Native buffers of every tensor of the table, in table order (the kernel ABI).

@@ -32,22 +32,33 @@ std::string cat(std::initializer_list<std::string_view> parts) {
 // the double ones give inf or nan). Loop bounds and literals stay far below 2^53.
 bool exact_in_int64(const ExprRef& e) {
   switch (e->kind()) {
-    case ExprKind::kIndexVar: return true;
+    case ExprKind::kIndexVar:
+      return true;
     case ExprKind::kNumber:
       return e->is_integer_literal() && std::fabs(e->number_value()) <= 2147483647.0;
-    case ExprKind::kNeg: return exact_in_int64(e->operand());
+    case ExprKind::kNeg:
+      return exact_in_int64(e->operand());
     case ExprKind::kBinary:
       switch (e->binary_op()) {
-        case BinaryOp::kAdd: case BinaryOp::kSub: case BinaryOp::kMul:
+        case BinaryOp::kAdd:
+        case BinaryOp::kSub:
+        case BinaryOp::kMul:
           return exact_in_int64(e->lhs()) && exact_in_int64(e->rhs());
-        case BinaryOp::kFloorDiv: case BinaryOp::kMod:
+        case BinaryOp::kFloorDiv:
+        case BinaryOp::kMod:
           return exact_in_int64(e->lhs()) && e->rhs()->kind() == ExprKind::kNumber &&
                  exact_in_int64(e->rhs()) && e->rhs()->number_value() != 0.0;
-        case BinaryOp::kDiv: case BinaryOp::kPow: case BinaryOp::kAnd: case BinaryOp::kOr:
+        case BinaryOp::kDiv:
+        case BinaryOp::kPow:
+        case BinaryOp::kAnd:
+        case BinaryOp::kOr:
           return false;
       }
       return false;
-    case ExprKind::kInf: case ExprKind::kAccess: case ExprKind::kCompare: case ExprKind::kCall:
+    case ExprKind::kInf:
+    case ExprKind::kAccess:
+    case ExprKind::kCompare:
+    case ExprKind::kCall:
       return false;
   }
   return false;
@@ -60,19 +71,37 @@ std::string c_var_name(const std::string& var) { return cat({"i_", var}); }
 
 std::string c_storage_type(DType t) {
   switch (t) {
-    case DType::kF64: return "double";
-    case DType::kF32: return "float";
-    case DType::kF16: case DType::kBF16: return "uint16_t";
-    case DType::kI8: return "int8_t";
-    case DType::kI16: return "int16_t";
-    case DType::kI32: return "int32_t";
-    case DType::kI64: return "int64_t";
-    case DType::kU8: case DType::kBool: return "uint8_t";
-    case DType::kU16: return "uint16_t";
-    case DType::kU32: return "uint32_t";
-    case DType::kU64: return "uint64_t";
-    case DType::kC64: case DType::kC128: case DType::kF8E4M3FN: case DType::kF8E4M3FNUZ:
-    case DType::kF8E5M2: case DType::kU4: case DType::kI4:
+    case DType::kF64:
+      return "double";
+    case DType::kF32:
+      return "float";
+    case DType::kF16:
+    case DType::kBF16:
+      return "uint16_t";
+    case DType::kI8:
+      return "int8_t";
+    case DType::kI16:
+      return "int16_t";
+    case DType::kI32:
+      return "int32_t";
+    case DType::kI64:
+      return "int64_t";
+    case DType::kU8:
+    case DType::kBool:
+      return "uint8_t";
+    case DType::kU16:
+      return "uint16_t";
+    case DType::kU32:
+      return "uint32_t";
+    case DType::kU64:
+      return "uint64_t";
+    case DType::kC64:
+    case DType::kC128:
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2:
+    case DType::kU4:
+    case DType::kI4:
       break;
   }
   STEPTP_CHECK(false, "no C storage type for a non-executable dtype");
@@ -81,12 +110,30 @@ std::string c_storage_type(DType t) {
 
 int dtype_bytes(DType t) {
   switch (t) {
-    case DType::kF64: case DType::kI64: case DType::kU64: return 8;
-    case DType::kF32: case DType::kI32: case DType::kU32: return 4;
-    case DType::kF16: case DType::kBF16: case DType::kI16: case DType::kU16: return 2;
-    case DType::kI8: case DType::kU8: case DType::kBool: return 1;
-    case DType::kC64: case DType::kC128: case DType::kF8E4M3FN: case DType::kF8E4M3FNUZ:
-    case DType::kF8E5M2: case DType::kU4: case DType::kI4:
+    case DType::kF64:
+    case DType::kI64:
+    case DType::kU64:
+      return 8;
+    case DType::kF32:
+    case DType::kI32:
+    case DType::kU32:
+      return 4;
+    case DType::kF16:
+    case DType::kBF16:
+    case DType::kI16:
+    case DType::kU16:
+      return 2;
+    case DType::kI8:
+    case DType::kU8:
+    case DType::kBool:
+      return 1;
+    case DType::kC64:
+    case DType::kC128:
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2:
+    case DType::kU4:
+    case DType::kI4:
       break;
   }
   STEPTP_CHECK(false, "no storage size for a non-executable dtype");
@@ -301,14 +348,30 @@ std::string CExprPrinter::load(const ExprRef& access) const {
     if (leir::equal(access, substituted)) return text;
   std::string el = element(access);
   switch (info(access->name()).dtype) {
-    case DType::kF64: return el;
-    case DType::kF16: return cat({"stp_f16_to(", el, ")"});
-    case DType::kBF16: return cat({"stp_bf16_to(", el, ")"});
-    case DType::kF32: case DType::kI8: case DType::kI16: case DType::kI32: case DType::kI64:
-    case DType::kU8: case DType::kU16: case DType::kU32: case DType::kU64: case DType::kBool:
+    case DType::kF64:
+      return el;
+    case DType::kF16:
+      return cat({"stp_f16_to(", el, ")"});
+    case DType::kBF16:
+      return cat({"stp_bf16_to(", el, ")"});
+    case DType::kF32:
+    case DType::kI8:
+    case DType::kI16:
+    case DType::kI32:
+    case DType::kI64:
+    case DType::kU8:
+    case DType::kU16:
+    case DType::kU32:
+    case DType::kU64:
+    case DType::kBool:
       return cat({"((double)", el, ")"});
-    case DType::kC64: case DType::kC128: case DType::kF8E4M3FN: case DType::kF8E4M3FNUZ:
-    case DType::kF8E5M2: case DType::kU4: case DType::kI4:
+    case DType::kC64:
+    case DType::kC128:
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2:
+    case DType::kU4:
+    case DType::kI4:
       break;
   }
   STEPTP_CHECK(false, "load of a non-executable dtype");
@@ -317,21 +380,39 @@ std::string CExprPrinter::load(const ExprRef& access) const {
 
 std::string CExprPrinter::convert_for_store(const ExprRef& access, const std::string& v) const {
   switch (info(access->name()).dtype) {
-    case DType::kF64: return v;
-    case DType::kF32: return cat({"(float)(", v, ")"});
-    case DType::kF16: return cat({"stp_f16_from(", v, ")"});
-    case DType::kBF16: return cat({"stp_bf16_from(", v, ")"});
-    case DType::kI8: return cat({"stp_to_i8(", v, ")"});
-    case DType::kI16: return cat({"stp_to_i16(", v, ")"});
-    case DType::kI32: return cat({"stp_to_i32(", v, ")"});
-    case DType::kI64: return cat({"stp_to_i64(", v, ")"});
-    case DType::kU8: return cat({"stp_to_u8(", v, ")"});
-    case DType::kU16: return cat({"stp_to_u16(", v, ")"});
-    case DType::kU32: return cat({"stp_to_u32(", v, ")"});
-    case DType::kU64: return cat({"stp_to_u64(", v, ")"});
-    case DType::kBool: return cat({"stp_to_bool(", v, ")"});
-    case DType::kC64: case DType::kC128: case DType::kF8E4M3FN: case DType::kF8E4M3FNUZ:
-    case DType::kF8E5M2: case DType::kU4: case DType::kI4:
+    case DType::kF64:
+      return v;
+    case DType::kF32:
+      return cat({"(float)(", v, ")"});
+    case DType::kF16:
+      return cat({"stp_f16_from(", v, ")"});
+    case DType::kBF16:
+      return cat({"stp_bf16_from(", v, ")"});
+    case DType::kI8:
+      return cat({"stp_to_i8(", v, ")"});
+    case DType::kI16:
+      return cat({"stp_to_i16(", v, ")"});
+    case DType::kI32:
+      return cat({"stp_to_i32(", v, ")"});
+    case DType::kI64:
+      return cat({"stp_to_i64(", v, ")"});
+    case DType::kU8:
+      return cat({"stp_to_u8(", v, ")"});
+    case DType::kU16:
+      return cat({"stp_to_u16(", v, ")"});
+    case DType::kU32:
+      return cat({"stp_to_u32(", v, ")"});
+    case DType::kU64:
+      return cat({"stp_to_u64(", v, ")"});
+    case DType::kBool:
+      return cat({"stp_to_bool(", v, ")"});
+    case DType::kC64:
+    case DType::kC128:
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2:
+    case DType::kU4:
+    case DType::kI4:
       break;
   }
   STEPTP_CHECK(false, "store of a non-executable dtype");
@@ -347,26 +428,37 @@ std::string CExprPrinter::index(const ExprRef& e) const {
         return cat({"((int64_t)", e->number_spelling(), "LL)"});
       }
       break;
-    case ExprKind::kIndexVar: return c_var_name(e->name());
+    case ExprKind::kIndexVar:
+      return c_var_name(e->name());
     case ExprKind::kAccess: {
       DType t = info(e->name()).dtype;
       if (leir::is_integer(t) || t == DType::kBool) return cat({"((int64_t)", element(e), ")"});
       return cat({"((int64_t)", load(e), ")"});
     }
-    case ExprKind::kNeg: return cat({"(-", index(e->operand()), ")"});
+    case ExprKind::kNeg:
+      return cat({"(-", index(e->operand()), ")"});
     case ExprKind::kBinary:
       switch (e->binary_op()) {
-        case BinaryOp::kAdd: return cat({"(", index(e->lhs()), " + ", index(e->rhs()), ")"});
-        case BinaryOp::kSub: return cat({"(", index(e->lhs()), " - ", index(e->rhs()), ")"});
-        case BinaryOp::kMul: return cat({"(", index(e->lhs()), " * ", index(e->rhs()), ")"});
+        case BinaryOp::kAdd:
+          return cat({"(", index(e->lhs()), " + ", index(e->rhs()), ")"});
+        case BinaryOp::kSub:
+          return cat({"(", index(e->lhs()), " - ", index(e->rhs()), ")"});
+        case BinaryOp::kMul:
+          return cat({"(", index(e->lhs()), " * ", index(e->rhs()), ")"});
         case BinaryOp::kFloorDiv:
           return cat({"stp_floordiv_i(", index(e->lhs()), ", ", index(e->rhs()), ")"});
-        case BinaryOp::kMod: return cat({"stp_mod_i(", index(e->lhs()), ", ", index(e->rhs()), ")"});
-        case BinaryOp::kDiv: case BinaryOp::kPow: case BinaryOp::kAnd: case BinaryOp::kOr:
+        case BinaryOp::kMod:
+          return cat({"stp_mod_i(", index(e->lhs()), ", ", index(e->rhs()), ")"});
+        case BinaryOp::kDiv:
+        case BinaryOp::kPow:
+        case BinaryOp::kAnd:
+        case BinaryOp::kOr:
           break;
       }
       break;
-    case ExprKind::kInf: case ExprKind::kCompare: case ExprKind::kCall:
+    case ExprKind::kInf:
+    case ExprKind::kCompare:
+    case ExprKind::kCall:
       break;
   }
   // Not an integer index form (the well-formedness check rejects these); keep C valid.
@@ -398,8 +490,12 @@ std::string CExprPrinter::condition(const ExprRef& e) const {
       if (e->binary_op() == BinaryOp::kOr)
         return cat({"(", condition(e->lhs()), disjunction, condition(e->rhs()), ")"});
       break;
-    case ExprKind::kNumber: case ExprKind::kInf: case ExprKind::kIndexVar: case ExprKind::kAccess:
-    case ExprKind::kNeg: case ExprKind::kCall:
+    case ExprKind::kNumber:
+    case ExprKind::kInf:
+    case ExprKind::kIndexVar:
+    case ExprKind::kAccess:
+    case ExprKind::kNeg:
+    case ExprKind::kCall:
       break;
   }
   return cat({"(", value(e), " != 0.0)"});
@@ -407,25 +503,38 @@ std::string CExprPrinter::condition(const ExprRef& e) const {
 
 std::string CExprPrinter::value(const ExprRef& e) const {
   switch (e->kind()) {
-    case ExprKind::kNumber: return c_double_literal(*e);
-    case ExprKind::kInf: return "HUGE_VAL";
-    case ExprKind::kIndexVar: return cat({"((double)", c_var_name(e->name()), ")"});
-    case ExprKind::kAccess: return load(e);
-    case ExprKind::kNeg: return cat({"(-", value(e->operand()), ")"});
+    case ExprKind::kNumber:
+      return c_double_literal(*e);
+    case ExprKind::kInf:
+      return "HUGE_VAL";
+    case ExprKind::kIndexVar:
+      return cat({"((double)", c_var_name(e->name()), ")"});
+    case ExprKind::kAccess:
+      return load(e);
+    case ExprKind::kNeg:
+      return cat({"(-", value(e->operand()), ")"});
     case ExprKind::kCompare:
       if (vector_math_) return cat({"stp_select(", condition(e), ", 1.0, 0.0)"});
       return cat({"(", condition(e), " ? 1.0 : 0.0)"});
     case ExprKind::kBinary: {
       std::string a = value(e->lhs()), b = value(e->rhs());
       switch (e->binary_op()) {
-        case BinaryOp::kAdd: return cat({"(", a, " + ", b, ")"});
-        case BinaryOp::kSub: return cat({"(", a, " - ", b, ")"});
-        case BinaryOp::kMul: return cat({"(", a, " * ", b, ")"});
-        case BinaryOp::kDiv: return cat({"(", a, " / ", b, ")"});
-        case BinaryOp::kFloorDiv: return cat({"stp_floordiv_f(", a, ", ", b, ")"});
-        case BinaryOp::kMod: return cat({"stp_mod_f(", a, ", ", b, ")"});
-        case BinaryOp::kPow: return cat({"pow(", a, ", ", b, ")"});
-        case BinaryOp::kAnd: case BinaryOp::kOr:
+        case BinaryOp::kAdd:
+          return cat({"(", a, " + ", b, ")"});
+        case BinaryOp::kSub:
+          return cat({"(", a, " - ", b, ")"});
+        case BinaryOp::kMul:
+          return cat({"(", a, " * ", b, ")"});
+        case BinaryOp::kDiv:
+          return cat({"(", a, " / ", b, ")"});
+        case BinaryOp::kFloorDiv:
+          return cat({"stp_floordiv_f(", a, ", ", b, ")"});
+        case BinaryOp::kMod:
+          return cat({"stp_mod_f(", a, ", ", b, ")"});
+        case BinaryOp::kPow:
+          return cat({"pow(", a, ", ", b, ")"});
+        case BinaryOp::kAnd:
+        case BinaryOp::kOr:
           if (vector_math_) return cat({"stp_select(", condition(e), ", 1.0, 0.0)"});
           return cat({"(", condition(e), " ? 1.0 : 0.0)"});
       }
@@ -434,14 +543,20 @@ std::string CExprPrinter::value(const ExprRef& e) const {
     case ExprKind::kCall: {
       const auto& args = e->args();
       switch (e->function()) {
-        case Function::kMax: return cat({"stp_max(", value(args[0]), ", ", value(args[1]), ")"});
-        case Function::kMin: return cat({"stp_min(", value(args[0]), ", ", value(args[1]), ")"});
-        case Function::kExp: return cat({"stp_exp(", value(args[0]), ")"});
+        case Function::kMax:
+          return cat({"stp_max(", value(args[0]), ", ", value(args[1]), ")"});
+        case Function::kMin:
+          return cat({"stp_min(", value(args[0]), ", ", value(args[1]), ")"});
+        case Function::kExp:
+          return cat({"stp_exp(", value(args[0]), ")"});
         case Function::kLog:
           return cat({vector_math_ ? "stp_vlog(" : "stp_log(", value(args[0]), ")"});
-        case Function::kSqrt: return cat({"sqrt(", value(args[0]), ")"});
-        case Function::kAbs: return cat({"fabs(", value(args[0]), ")"});
-        case Function::kErf: return cat({"stp_erf(", value(args[0]), ")"});
+        case Function::kSqrt:
+          return cat({"sqrt(", value(args[0]), ")"});
+        case Function::kAbs:
+          return cat({"fabs(", value(args[0]), ")"});
+        case Function::kErf:
+          return cat({"stp_erf(", value(args[0]), ")"});
         case Function::kIfThenElse: {
           std::string test = condition(args[0]);
           if (vector_math_)

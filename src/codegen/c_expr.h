@@ -31,9 +31,9 @@ class CExprPrinter {
  public:
   explicit CExprPrinter(const leir::TensorTable& table);
 
-  std::string value(const leir::ExprRef& e) const;      // a double-valued expression
-  std::string condition(const leir::ExprRef& e) const;  // an int-valued truth expression
-  std::string index(const leir::ExprRef& e) const;      // an int64 expression
+  std::string value(const leir::ExprRef& e) const;         // a double-valued expression
+  std::string condition(const leir::ExprRef& e) const;     // an int-valued truth expression
+  std::string index(const leir::ExprRef& e) const;         // an int64 expression
   std::string element(const leir::ExprRef& access) const;  // lvalue of the native element
   std::string load(const leir::ExprRef& access) const;     // element converted to double
   // `value_text` converted to the native type of the accessed tensor.

@@ -184,12 +184,10 @@ std::optional<ChannelJam> apply(const ChannelJam& state, size_t bi, const BlockJ
     auto s = jam.split.find(info.name);
     if (s == jam.split.end()) continue;
     info.shape[s->second] /= jam.factor;
-    info.shape.insert(info.shape.begin() + static_cast<std::ptrdiff_t>(s->second) + 1,
-                      jam.factor);
+    info.shape.insert(info.shape.begin() + static_cast<std::ptrdiff_t>(s->second) + 1, jam.factor);
   }
   Block rewritten = jam.rewrite();
-  if (!jams_with_shared_loads(block_at(rewritten, jam.site.path), jam.site.tile.first,
-                              next.table))
+  if (!jams_with_shared_loads(block_at(rewritten, jam.site.path), jam.site.tile.first, next.table))
     return std::nullopt;
   for (size_t k = 0; k < next.program.blocks.size(); ++k) {
     if (k == bi) continue;

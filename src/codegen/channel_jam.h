@@ -43,13 +43,12 @@
 namespace steptp::codegen {
 
 struct ChannelJam {
-  leir::Program program;      // the rewritten program
-  leir::TensorTable table;    // its table: the original with the split tensors' shapes
-  std::vector<size_t> blocks; // top-level blocks rewritten
+  leir::Program program;       // the rewritten program
+  leir::TensorTable table;     // its table: the original with the split tensors' shapes
+  std::vector<size_t> blocks;  // top-level blocks rewritten
 };
 
 // nullopt when no top-level block qualifies.
-std::optional<ChannelJam> jam_tile_channels(const leir::Program& p,
-                                            const leir::TensorTable& table);
+std::optional<ChannelJam> jam_tile_channels(const leir::Program& p, const leir::TensorTable& table);
 
 }  // namespace steptp::codegen

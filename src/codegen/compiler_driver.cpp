@@ -155,14 +155,13 @@ Result<std::shared_ptr<SharedObject>> SharedObject::open(const std::string& path
   return std::shared_ptr<SharedObject>(new SharedObject(h, path));
 }
 
-Result<BuildResult> build_shared_object(const std::string& source,
-                                        const CompilerOptions& options) {
+Result<BuildResult> build_shared_object(const std::string& source, const CompilerOptions& options) {
   std::string dir = resolve_cache_dir(options);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
-    return Error::make("io_error", fmt::format("cannot create cache directory {}: {}", dir,
-                                               ec.message()));
+    return Error::make("io_error",
+                       fmt::format("cannot create cache directory {}: {}", dir, ec.message()));
   BuildResult out;
   out.key = cache_key(source, options);
   std::string so_path = dir + "/" + out.key + ".so";
@@ -175,8 +174,8 @@ Result<BuildResult> build_shared_object(const std::string& source,
     }
     // A damaged cache entry is rebuilt below.
   }
-  std::string tmp = fmt::format("{}/{}.tmp.{}.{}", dir, out.key, ::getpid(),
-                                g_temp_counter.fetch_add(1));
+  std::string tmp =
+      fmt::format("{}/{}.tmp.{}.{}", dir, out.key, ::getpid(), g_temp_counter.fetch_add(1));
   std::string c_path = tmp + ".c", tmp_so = tmp + ".so", log = tmp + ".log";
   {
     std::ofstream f(c_path, std::ios::binary);
@@ -193,16 +192,17 @@ Result<BuildResult> build_shared_object(const std::string& source,
   std::string why;
   int rc = run_process(argv, log, why);
   if (rc != 0) {
-    std::string msg = rc < 0 ? why
-                             : fmt::format("{} exited with status {}:\n{}", argv[0], rc,
-                                           read_head(log, 20));
+    std::string msg =
+        rc < 0 ? why
+               : fmt::format("{} exited with status {}:\n{}", argv[0], rc, read_head(log, 20));
     fs::remove(c_path, ec);
     fs::remove(tmp_so, ec);
     fs::remove(log, ec);
     return Error::make("compile_error", msg);
   }
   fs::rename(tmp_so, so_path, ec);
-  if (ec) return Error::make("io_error", fmt::format("cannot publish {}: {}", so_path, ec.message()));
+  if (ec)
+    return Error::make("io_error", fmt::format("cannot publish {}: {}", so_path, ec.message()));
   fs::rename(c_path, dir + "/" + out.key + ".c", ec);
   fs::remove(log, ec);
   Result<std::shared_ptr<SharedObject>> lib = SharedObject::open(so_path);

@@ -67,7 +67,7 @@ class SharedObject {
 
 struct BuildResult {
   std::shared_ptr<SharedObject> library;
-  std::string key;        // 32 hex digits
+  std::string key;  // 32 hex digits
   bool cache_hit = false;
 };
 

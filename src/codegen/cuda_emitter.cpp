@@ -29,8 +29,14 @@ class Writer {
     out_ += s;
     out_ += '\n';
   }
-  void open(const std::string& s) { line(s); ++indent_; }
-  void close(const std::string& s = "}") { --indent_; line(s); }
+  void open(const std::string& s) {
+    line(s);
+    ++indent_;
+  }
+  void close(const std::string& s = "}") {
+    --indent_;
+    line(s);
+  }
   std::string take() { return std::move(out_); }
 
  private:
@@ -57,8 +63,10 @@ struct KernelPlan {
 
 void collect_stmts(const std::vector<leir::Item>& body, std::vector<const leir::Stmt*>& out) {
   for (const leir::Item& i : body) {
-    if (i.is_stmt()) out.push_back(&*i.stmt);
-    else collect_stmts(i.block->body, out);
+    if (i.is_stmt())
+      out.push_back(&*i.stmt);
+    else
+      collect_stmts(i.block->body, out);
   }
 }
 
@@ -84,7 +92,8 @@ class CudaEmitter {
     w_.line("#include <cmath>");
     w_.line("#include <vector>");
     w_.line("#include <cuda_runtime.h>");
-    if (!options_.wrap_namespace.empty()) w_.line(fmt::format("namespace {} {{", options_.wrap_namespace));
+    if (!options_.wrap_namespace.empty())
+      w_.line(fmt::format("namespace {} {{", options_.wrap_namespace));
     w_.line(c_numeric_prelude("__host__ __device__ static inline"));
     // The C kernels share the interpreter's exp and log (support/kernel_math.h) so that GCC can
     // vectorize them; on the GPU every thread already runs CUDA's own side by side.
@@ -140,13 +149,17 @@ class CudaEmitter {
       if (!is_cross_thread(*s, blk, k)) continue;
       std::string why;
       const std::string& x = s->lhs->name();
-      if (!accumulation_identity(*s)) why = "a plain store repeated across threads";
-      else if (is_tracked(x)) why = fmt::format("{} needs written-flags", x);
-      else if (dtype_bytes(expr_.info(x).dtype) < 2) why = fmt::format("no atomic compare-and-swap for 1-byte {}", x);
-      else if (count_reads(s->rhs, x) != 1) why = fmt::format("{} is read besides its accumulation", x);
+      if (!accumulation_identity(*s))
+        why = "a plain store repeated across threads";
+      else if (is_tracked(x))
+        why = fmt::format("{} needs written-flags", x);
+      else if (dtype_bytes(expr_.info(x).dtype) < 2)
+        why = fmt::format("no atomic compare-and-swap for 1-byte {}", x);
+      else if (count_reads(s->rhs, x) != 1)
+        why = fmt::format("{} is read besides its accumulation", x);
       for (const leir::Stmt* o : stmts)
-        if (o != s && (o->lhs->name() == x || count_reads(o->rhs, x) > 0 ||
-                       count_reads(o->lhs, x) > 1))
+        if (o != s &&
+            (o->lhs->name() == x || count_reads(o->rhs, x) > 0 || count_reads(o->lhs, x) > 1))
           why = fmt::format("{} is also used by another statement of the kernel", x);
       if (!why.empty()) {
         k.serial = true;
@@ -249,8 +262,10 @@ class CudaEmitter {
       const leir::TensorInfo& t = expr_.info(name);
       int64_t n = leir::element_count(t.shape);
       init_work_[b] = std::max(init_work_[b], n);
-      w_.open(fmt::format("for (int64_t lin = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; "
-                          "lin < {}; lin += stride) {{", n));
+      w_.open(
+          fmt::format("for (int64_t lin = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; "
+                      "lin < {}; lin += stride) {{",
+                      n));
       if (plan.mode == IdentityInit::kTracked) {
         w_.line(fmt::format("{}[lin] = 0;", flag_name(name)));
       } else {
@@ -278,9 +293,9 @@ class CudaEmitter {
       if (blk_index == b)
         w_.line(fmt::format("{} {}[{}];", c_storage_type(expr_.info(name).dtype),
                             c_tensor_name(name), leir::element_count(expr_.info(name).shape)));
-    static const char* kIndex[6] = {"blockIdx.x", "blockIdx.y", "blockIdx.z",
+    static const char* kIndex[6] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
                                     "threadIdx.x", "threadIdx.y", "threadIdx.z"};
-    static const char* kDim[6] = {"gridDim.x", "gridDim.y", "gridDim.z",
+    static const char* kDim[6] = {"gridDim.x",  "gridDim.y",  "gridDim.z",
                                   "blockDim.x", "blockDim.y", "blockDim.z"};
     int opened = 0;
     for (int s = 0; s < 6; ++s) {
@@ -305,8 +320,8 @@ class CudaEmitter {
       const leir::Loop& l = blk.loops[i];
       if (l.kind == LoopKind::kUnrolled && l.extent <= 64)
         w_.line(fmt::format("#pragma unroll {}", l.extent));
-      w_.open(fmt::format("for (int64_t {0} = 0; {0} < {1}; ++{0}) {{", c_var_name(l.var),
-                          l.extent));
+      w_.open(
+          fmt::format("for (int64_t {0} = 0; {0} < {1}; ++{0}) {{", c_var_name(l.var), l.extent));
       ++opened;
     }
     for (const leir::Item& item : blk.body) {
@@ -340,8 +355,9 @@ class CudaEmitter {
     const leir::TensorInfo& t = expr_.info(s.lhs->name());
     std::string native = c_storage_type(t.dtype);
     int bytes = dtype_bytes(t.dtype);
-    std::string word = bytes == 8 ? "unsigned long long" : bytes == 4 ? "unsigned int"
-                                                                      : "unsigned short int";
+    std::string word = bytes == 8   ? "unsigned long long"
+                       : bytes == 4 ? "unsigned int"
+                                    : "unsigned short int";
     w_.open("{");
     w_.line(fmt::format("{}* stp_addr = ({}*)&{};", word, word, expr_.element(s.lhs)));
     w_.line(fmt::format("{} stp_old = *stp_addr, stp_seen;", word));
@@ -382,12 +398,15 @@ class CudaEmitter {
   }
 
   void emit_harness() {
-    w_.line("#define STP_CUDA_CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { "
-            "fprintf(stderr, \"cuda error %s at line %d\\n\", cudaGetErrorString(e_), __LINE__); "
-            "exit(1); } } while (0)");
-    w_.line("// Element k of declared tensor `ordinal`: the same values as "
-            "codegen::deterministic_input_value.");
-    w_.open("static double stp_input_value(int is_float, int is_bool, uint64_t ordinal, uint64_t k) {");
+    w_.line(
+        "#define STP_CUDA_CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { "
+        "fprintf(stderr, \"cuda error %s at line %d\\n\", cudaGetErrorString(e_), __LINE__); "
+        "exit(1); } } while (0)");
+    w_.line(
+        "// Element k of declared tensor `ordinal`: the same values as "
+        "codegen::deterministic_input_value.");
+    w_.open(
+        "static double stp_input_value(int is_float, int is_bool, uint64_t ordinal, uint64_t k) {");
     w_.line("if (is_bool) return 1.0;");
     w_.line("if (!is_float) return 0.0;");
     w_.line("uint64_t h = k * 2654435761ULL + ordinal * 97ULL + 12345ULL;");
@@ -407,15 +426,18 @@ class CudaEmitter {
         for (size_t d = 0; d < p_.decls.size(); ++d)
           if (p_.decls[d].name == t.name) ordinal = d;
         bool is_float = leir::is_float(t.dtype), is_bool = t.dtype == leir::DType::kBool;
-        std::string conv = convert_by_dtype(t.dtype, fmt::format(
-            "stp_input_value({}, {}, {}, (uint64_t)k)", is_float ? 1 : 0, is_bool ? 1 : 0, ordinal));
+        std::string conv =
+            convert_by_dtype(t.dtype, fmt::format("stp_input_value({}, {}, {}, (uint64_t)k)",
+                                                  is_float ? 1 : 0, is_bool ? 1 : 0, ordinal));
         w_.line(fmt::format("for (int64_t k = 0; k < {}; ++k) h_{}[k] = {};", count, n, conv));
       }
       w_.line(fmt::format("{}* {} = nullptr;", ty, n));
       w_.line(fmt::format("STP_CUDA_CHECK(cudaMalloc(&{}, sizeof({}) * {}));", n, ty,
                           std::max<int64_t>(count, 1)));
-      w_.line(fmt::format("STP_CUDA_CHECK(cudaMemcpy({0}, h_{0}.data(), sizeof({1}) * {2}, "
-                          "cudaMemcpyHostToDevice));", n, ty, count));
+      w_.line(
+          fmt::format("STP_CUDA_CHECK(cudaMemcpy({0}, h_{0}.data(), sizeof({1}) * {2}, "
+                      "cudaMemcpyHostToDevice));",
+                      n, ty, count));
     }
     std::string call = fmt::format("steptp_run({});", args());
     w_.line(call);
@@ -436,8 +458,10 @@ class CudaEmitter {
       if (t.role != leir::TensorRole::kOutput) continue;
       std::string ty = c_storage_type(t.dtype), n = c_tensor_name(t.name);
       int64_t count = leir::element_count(t.shape);
-      w_.line(fmt::format("STP_CUDA_CHECK(cudaMemcpy(h_{0}.data(), {0}, sizeof({1}) * {2}, "
-                          "cudaMemcpyDeviceToHost));", n, ty, count));
+      w_.line(
+          fmt::format("STP_CUDA_CHECK(cudaMemcpy(h_{0}.data(), {0}, sizeof({1}) * {2}, "
+                      "cudaMemcpyDeviceToHost));",
+                      n, ty, count));
       w_.open("{");
       w_.line("double sum = 0;");
       w_.open(fmt::format("for (int64_t k = 0; k < {}; ++k) {{", count));
@@ -455,20 +479,36 @@ class CudaEmitter {
 
   static std::string convert_by_dtype(leir::DType t, const std::string& v) {
     leir::TensorTable one;
-    one.tensors.push_back(leir::TensorInfo{"X", leir::TensorRole::kInput, t, leir::Scope::kGlobal, {}});
+    one.tensors.push_back(
+        leir::TensorInfo{"X", leir::TensorRole::kInput, t, leir::Scope::kGlobal, {}});
     CExprPrinter printer(one);
     return printer.convert_for_store(leir::Expr::access("X", t, leir::Scope::kGlobal, {}), v);
   }
   static std::string load_by_dtype(leir::DType t, const std::string& el) {
     switch (t) {
-      case leir::DType::kF64: return el;
-      case leir::DType::kF16: return fmt::format("stp_f16_to({})", el);
-      case leir::DType::kBF16: return fmt::format("stp_bf16_to({})", el);
-      case leir::DType::kF32: case leir::DType::kI8: case leir::DType::kI16: case leir::DType::kI32:
-      case leir::DType::kI64: case leir::DType::kU8: case leir::DType::kU16: case leir::DType::kU32:
-      case leir::DType::kU64: case leir::DType::kBool: case leir::DType::kC64:
-      case leir::DType::kC128: case leir::DType::kF8E4M3FN: case leir::DType::kF8E4M3FNUZ:
-      case leir::DType::kF8E5M2: case leir::DType::kU4: case leir::DType::kI4:
+      case leir::DType::kF64:
+        return el;
+      case leir::DType::kF16:
+        return fmt::format("stp_f16_to({})", el);
+      case leir::DType::kBF16:
+        return fmt::format("stp_bf16_to({})", el);
+      case leir::DType::kF32:
+      case leir::DType::kI8:
+      case leir::DType::kI16:
+      case leir::DType::kI32:
+      case leir::DType::kI64:
+      case leir::DType::kU8:
+      case leir::DType::kU16:
+      case leir::DType::kU32:
+      case leir::DType::kU64:
+      case leir::DType::kBool:
+      case leir::DType::kC64:
+      case leir::DType::kC128:
+      case leir::DType::kF8E4M3FN:
+      case leir::DType::kF8E4M3FNUZ:
+      case leir::DType::kF8E5M2:
+      case leir::DType::kU4:
+      case leir::DType::kI4:
         break;
     }
     return fmt::format("(double){}", el);

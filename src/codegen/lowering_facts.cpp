@@ -54,7 +54,8 @@ std::optional<double> accumulation_identity(const leir::Stmt& s) {
   switch (r->kind()) {
     case ExprKind::kBinary:
       switch (r->binary_op()) {
-        case BinaryOp::kAdd: case BinaryOp::kSub: {
+        case BinaryOp::kAdd:
+        case BinaryOp::kSub: {
           std::vector<std::pair<ExprRef, bool>> terms;
           flatten_sum(r, true, terms);
           for (const auto& [t, positive] : terms)
@@ -68,10 +69,14 @@ std::optional<double> accumulation_identity(const leir::Stmt& s) {
             if (is_self(f, s)) return 1.0;
           return std::nullopt;
         }
-        case BinaryOp::kDiv: case BinaryOp::kFloorDiv: case BinaryOp::kMod:
+        case BinaryOp::kDiv:
+        case BinaryOp::kFloorDiv:
+        case BinaryOp::kMod:
           if (is_self(r->rhs(), s)) return 1.0;
           return std::nullopt;
-        case BinaryOp::kPow: case BinaryOp::kAnd: case BinaryOp::kOr:
+        case BinaryOp::kPow:
+        case BinaryOp::kAnd:
+        case BinaryOp::kOr:
           return std::nullopt;
       }
       return std::nullopt;
@@ -81,8 +86,12 @@ std::optional<double> accumulation_identity(const leir::Stmt& s) {
           return r->function() == Function::kMax ? -kInf : kInf;
       }
       return std::nullopt;
-    case ExprKind::kNumber: case ExprKind::kInf: case ExprKind::kIndexVar: case ExprKind::kAccess:
-    case ExprKind::kNeg: case ExprKind::kCompare:
+    case ExprKind::kNumber:
+    case ExprKind::kInf:
+    case ExprKind::kIndexVar:
+    case ExprKind::kAccess:
+    case ExprKind::kNeg:
+    case ExprKind::kCompare:
       return std::nullopt;
   }
   return std::nullopt;
@@ -159,7 +168,7 @@ std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p
     size_t first_block = 0;
     bool any = false;
     size_t complete_after = std::numeric_limits<size_t>::max();  // earliest covering block
-    std::vector<std::pair<size_t, double>> accumulations;          // (top block, identity)
+    std::vector<std::pair<size_t, double>> accumulations;        // (top block, identity)
   };
   std::map<std::string, Writes> by_tensor;
   leir::for_each_stmt(p.blocks, [&](const leir::Stmt& s, const leir::StmtContext& ctx) {
@@ -183,8 +192,8 @@ std::map<std::string, TensorInitPlan> plan_identity_inits(const leir::Program& p
     TensorInitPlan plan;
     plan.first_block = w.first_block;
     plan.identity = needed.front();
-    bool same = std::all_of(needed.begin(), needed.end(),
-                            [&](double id) { return id == needed.front(); });
+    bool same =
+        std::all_of(needed.begin(), needed.end(), [&](double id) { return id == needed.front(); });
     leir::DType dtype = table.find(name)->dtype;
     bool storable = std::isfinite(plan.identity) || leir::is_float(dtype);
     plan.mode = same && storable ? IdentityInit::kPrefill : IdentityInit::kTracked;
@@ -243,15 +252,24 @@ bool split_guard(const ExprRef& cond, const std::string& var, GuardedLoopRange& 
       return f;
     };
     switch (op) {
-      case leir::CompareOp::kLe: bound_from(*d, var, out.bounds); break;
-      case leir::CompareOp::kLt: bound_from(plus_one(*d), var, out.bounds); break;
-      case leir::CompareOp::kGe: bound_from(leir::negated(*d), var, out.bounds); break;
-      case leir::CompareOp::kGt: bound_from(plus_one(leir::negated(*d)), var, out.bounds); break;
+      case leir::CompareOp::kLe:
+        bound_from(*d, var, out.bounds);
+        break;
+      case leir::CompareOp::kLt:
+        bound_from(plus_one(*d), var, out.bounds);
+        break;
+      case leir::CompareOp::kGe:
+        bound_from(leir::negated(*d), var, out.bounds);
+        break;
+      case leir::CompareOp::kGt:
+        bound_from(plus_one(leir::negated(*d)), var, out.bounds);
+        break;
       case leir::CompareOp::kEq:
         bound_from(*d, var, out.bounds);
         bound_from(leir::negated(*d), var, out.bounds);
         break;
-      case leir::CompareOp::kNe: return false;
+      case leir::CompareOp::kNe:
+        return false;
     }
   }
   return true;
@@ -265,19 +283,23 @@ std::optional<GuardedLoopRange> guarded_loop_range(const leir::Stmt& s, const st
   bool is_sum = false;
   if (rhs->kind() == ExprKind::kBinary && rhs->binary_op() == leir::BinaryOp::kAdd) {
     is_sum = true;
-    if (leir::equal(rhs->lhs(), s.lhs)) guarded = rhs->rhs();
-    else if (leir::equal(rhs->rhs(), s.lhs)) guarded = rhs->lhs();
-  } else if (rhs->kind() == ExprKind::kCall && (rhs->function() == leir::Function::kMax ||
-                                                rhs->function() == leir::Function::kMin)) {
-    if (leir::equal(rhs->args()[0], s.lhs)) guarded = rhs->args()[1];
-    else if (leir::equal(rhs->args()[1], s.lhs)) guarded = rhs->args()[0];
+    if (leir::equal(rhs->lhs(), s.lhs))
+      guarded = rhs->rhs();
+    else if (leir::equal(rhs->rhs(), s.lhs))
+      guarded = rhs->lhs();
+  } else if (rhs->kind() == ExprKind::kCall &&
+             (rhs->function() == leir::Function::kMax || rhs->function() == leir::Function::kMin)) {
+    if (leir::equal(rhs->args()[0], s.lhs))
+      guarded = rhs->args()[1];
+    else if (leir::equal(rhs->args()[1], s.lhs))
+      guarded = rhs->args()[0];
   }
   if (!guarded || guarded->kind() != ExprKind::kCall ||
       guarded->function() != leir::Function::kIfThenElse)
     return std::nullopt;
   const ExprRef& otherwise = guarded->args()[2];
-  const bool no_op = is_sum ? is_zero(otherwise)
-                            : is_inf(otherwise, rhs->function() == leir::Function::kMax);
+  const bool no_op =
+      is_sum ? is_zero(otherwise) : is_inf(otherwise, rhs->function() == leir::Function::kMax);
   if (!no_op || analysis::mentions_tensor(guarded->args()[0], s.lhs->name())) return std::nullopt;
   GuardedLoopRange out;
   if (!split_guard(guarded->args()[0], var, out) || out.bounds.empty()) return std::nullopt;
@@ -425,9 +447,8 @@ std::optional<LaneJam> find_lane_jam(const leir::Block& b, JamRegisters register
       if (l.kind != leir::LoopKind::kSerial && l.kind != leir::LoopKind::kUnrolled) break;
       collapsed.insert(collapsed.begin(), k - 1);
     } else {
-      if (l.kind == leir::LoopKind::kVectorized || l.extent < 1 ||
-          l.extent > kMaxJamAccumulators || jammable.size() == kMaxJammable ||
-          !analysis::is_independent_loop(b, l.var))
+      if (l.kind == leir::LoopKind::kVectorized || l.extent < 1 || l.extent > kMaxJamAccumulators ||
+          jammable.size() == kMaxJammable || !analysis::is_independent_loop(b, l.var))
         break;
       jammable.insert(jammable.begin(), k - 1);
     }
@@ -517,16 +538,26 @@ namespace {
 // (what vector arithmetic can evaluate lane by lane), appended to `reads`; false otherwise.
 bool collect_lane_wise_reads(const ExprRef& e, std::vector<ExprRef>& reads) {
   switch (e->kind()) {
-    case ExprKind::kNumber: return true;
-    case ExprKind::kAccess: reads.push_back(e); return true;
-    case ExprKind::kNeg: return collect_lane_wise_reads(e->operand(), reads);
+    case ExprKind::kNumber:
+      return true;
+    case ExprKind::kAccess:
+      reads.push_back(e);
+      return true;
+    case ExprKind::kNeg:
+      return collect_lane_wise_reads(e->operand(), reads);
     case ExprKind::kBinary:
       switch (e->binary_op()) {
-        case BinaryOp::kAdd: case BinaryOp::kSub: case BinaryOp::kMul: case BinaryOp::kDiv:
-          return collect_lane_wise_reads(e->lhs(), reads) && collect_lane_wise_reads(e->rhs(), reads);
-        default: return false;
+        case BinaryOp::kAdd:
+        case BinaryOp::kSub:
+        case BinaryOp::kMul:
+        case BinaryOp::kDiv:
+          return collect_lane_wise_reads(e->lhs(), reads) &&
+                 collect_lane_wise_reads(e->rhs(), reads);
+        default:
+          return false;
       }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -540,8 +571,8 @@ bool is_wide_vector_reduction(const leir::Block& b) {
   if (b.loops.empty() || b.loops.back().kind != leir::LoopKind::kVectorized) return false;
   std::optional<analysis::Accumulation> acc =
       analysis::reduction_lane_accumulation(b, b.loops.size() - 1);
-  if (!acc || (acc->op != analysis::AccumulateOp::kSum &&
-               acc->op != analysis::AccumulateOp::kProduct))
+  if (!acc ||
+      (acc->op != analysis::AccumulateOp::kSum && acc->op != analysis::AccumulateOp::kProduct))
     return false;
   std::vector<ExprRef> reads;
   return collect_lane_wise_reads(b.body[0].stmt->rhs, reads);
@@ -555,10 +586,13 @@ namespace {
 // floating-point // and % (fmod).
 bool reads_unconditionally(const ExprRef& e, bool& transcendental) {
   switch (e->kind()) {
-    case ExprKind::kNumber: case ExprKind::kInf: case ExprKind::kIndexVar:
+    case ExprKind::kNumber:
+    case ExprKind::kInf:
+    case ExprKind::kIndexVar:
     case ExprKind::kAccess:
       return true;
-    case ExprKind::kNeg: return reads_unconditionally(e->operand(), transcendental);
+    case ExprKind::kNeg:
+      return reads_unconditionally(e->operand(), transcendental);
     case ExprKind::kBinary:
       if (e->binary_op() == BinaryOp::kFloorDiv || e->binary_op() == BinaryOp::kMod) return false;
       return reads_unconditionally(e->lhs(), transcendental) &&
@@ -666,7 +700,7 @@ bool loops_merge(const leir::Block& b, const std::string& outer, const std::stri
                  int64_t inner_extent, const leir::TensorTable& table) {
   for (const leir::Item& item : b.body) {
     const leir::Stmt& s = *item.stmt;
-    size_t mentions = 0;           // of either variable anywhere in the statement
+    size_t mentions = 0;            // of either variable anywhere in the statement
     size_t subscript_mentions = 0;  // of either variable inside an access's subscripts
     bool ok = true;
     auto count_vars = [&](const ExprRef& e, size_t& n) {
@@ -753,8 +787,7 @@ std::optional<StationaryTile> find_stationary_tile(const leir::Block& b,
   std::optional<analysis::Accumulation> acc = analysis::match_accumulation(s);
   if (!acc || acc->op != analysis::AccumulateOp::kSum) return std::nullopt;
   const leir::Loop& row = b.loops.back();
-  if (!serial_or_unrolled(row.kind) && row.kind != leir::LoopKind::kVectorized)
-    return std::nullopt;
+  if (!serial_or_unrolled(row.kind) && row.kind != leir::LoopKind::kVectorized) return std::nullopt;
   StationaryTile t;
   t.lanes = unit.lanes;
   t.vectors = (row.extent + unit.lanes - 1) / unit.lanes;
@@ -782,8 +815,7 @@ std::optional<StationaryTile> find_stationary_tile(const leir::Block& b,
       continue;
     }
     const int64_t rows = t.rows * l.extent;
-    if (rows * t.vectors > unit.max_vectors || !analysis::is_independent_loop(b, l.var))
-      break;
+    if (rows * t.vectors > unit.max_vectors || !analysis::is_independent_loop(b, l.var)) break;
     t.rows = rows;
     t.jammed.insert(t.jammed.begin(), k - 1);
   }

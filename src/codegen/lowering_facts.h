@@ -242,10 +242,10 @@ bool reads_unconditionally(const leir::Block& b);
 // flattened offset's constant and every other variable's coefficient are multiples of 4), at
 // most kStreamingStoreMaxRow iterations. Its C computes each row into a local array and writes
 // it with non-temporal stores (_mm256_stream_pd where the compiler targets AVX), which skip
-// reading each destination line into the cache before overwriting it: a read-and-write pass over 268 MB in plain C, 22 ms with plain stores
-// and 15 ms with streaming ones on an AMD EPYC Zen 4; BatchNorm 16-24 -> 15-18 ms
-// (docs/codegen.md). Only tensors far larger than the cache: a streamed line is not kept, and
-// the next block reading a smaller tensor back would have found it cached.
+// reading each destination line into the cache before overwriting it: a read-and-write pass over
+// 268 MB in plain C, 22 ms with plain stores and 15 ms with streaming ones on an AMD EPYC Zen 4;
+// BatchNorm 16-24 -> 15-18 ms (docs/codegen.md). Only tensors far larger than the cache: a streamed
+// line is not kept, and the next block reading a smaller tensor back would have found it cached.
 constexpr int64_t kStreamingStoreMinBytes = int64_t{64} << 20;
 constexpr int64_t kStreamingStoreMaxRow = 2048;  // the row is staged in 16 KiB of stack
 bool is_streaming_store_nest(const leir::Block& b, const leir::TensorTable& table,
@@ -308,18 +308,17 @@ constexpr TileVectors kNarrowTileVectors{kStationaryLanes, kMaxStationaryVectors
 constexpr TileVectors kWideTileVectors{8, 24};
 
 struct StationaryTile {
-  size_t first = 0;               // b.loops[first..] are lowered together
-  std::vector<size_t> reduction;  // loop indices kept as loops, outermost first
-  std::vector<size_t> jammed;     // loop indices unrolled, outermost first
-  int64_t rows = 1;               // product of the jammed extents
-  int64_t lanes = kStationaryLanes;  // doubles per vector
-  int64_t vectors = 0;            // per row: ceil(row extent / lanes)
+  size_t first = 0;                      // b.loops[first..] are lowered together
+  std::vector<size_t> reduction;         // loop indices kept as loops, outermost first
+  std::vector<size_t> jammed;            // loop indices unrolled, outermost first
+  int64_t rows = 1;                      // product of the jammed extents
+  int64_t lanes = kStationaryLanes;      // doubles per vector
+  int64_t vectors = 0;                   // per row: ceil(row extent / lanes)
   std::vector<leir::ExprRef> row_reads;  // reads that move along the row: vector loads
 };
 
 // The first row element of vector v (the last one ends at the row's end).
-int64_t stationary_vector_start(int64_t row_extent, int64_t v,
-                                int64_t lanes = kStationaryLanes);
+int64_t stationary_vector_start(int64_t row_extent, int64_t v, int64_t lanes = kStationaryLanes);
 
 // nullopt when the block is not such a nest, or nothing would stay in registers (no
 // reduction iterations to share, or too many accumulators for the registers).

@@ -78,7 +78,8 @@ std::vector<leir::TensorData> deterministic_inputs(const leir::Program& program)
     leir::TensorData t{d.name, d.dtype, d.shape, {}};
     int64_t n = leir::element_count(d.shape);
     t.values.resize(static_cast<size_t>(n));
-    for (int64_t k = 0; k < n; ++k) t.values[static_cast<size_t>(k)] = deterministic_input_value(d.dtype, i, k);
+    for (int64_t k = 0; k < n; ++k)
+      t.values[static_cast<size_t>(k)] = deterministic_input_value(d.dtype, i, k);
     out.push_back(std::move(t));
   }
   return out;

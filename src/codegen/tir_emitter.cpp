@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "codegen/c_emitter.h"
 #include "analysis/access.h"
+#include "codegen/c_emitter.h"
 #include "codegen/lowering_facts.h"
 #include "leir/visit.h"
 
@@ -22,10 +22,11 @@ using leir::Function;
 
 const std::set<std::string>& python_reserved() {
   static const std::set<std::string> kWords = {
-      "False", "None", "True", "T", "I", "and", "as", "assert", "async", "await", "break",
-      "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from",
-      "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-      "return", "try", "while", "with", "yield", "range", "main"};
+      "False",  "None",   "True",    "T",        "I",        "and",    "as",   "assert",
+      "async",  "await",  "break",   "class",    "continue", "def",    "del",  "elif",
+      "else",   "except", "finally", "for",      "from",     "global", "if",   "import",
+      "in",     "is",     "lambda",  "nonlocal", "not",      "or",     "pass", "raise",
+      "return", "try",    "while",   "with",     "yield",    "range",  "main"};
   return kWords;
 }
 
@@ -67,12 +68,13 @@ class TirEmitter {
       std::string scope = gpu && t.scope == leir::Scope::kShared  ? ", scope=\"shared\""
                           : gpu && t.scope == leir::Scope::kLocal ? ", scope=\"local\""
                                                                   : "";
-      line(2, fmt::format("{} = T.alloc_buffer({}, \"{}\"{})", py_name(t.name),
-                          shape_text(t.shape), tvm_dtype(t.dtype), scope));
+      line(2, fmt::format("{} = T.alloc_buffer({}, \"{}\"{})", py_name(t.name), shape_text(t.shape),
+                          tvm_dtype(t.dtype), scope));
     }
     for (const auto& [tensor, versions] : versions_) {
       const leir::TensorInfo& t = *table_.find(tensor);
-      const bool gpu_scoped = target_ == TirTarget::kCuda && t.role == leir::TensorRole::kIntermediate;
+      const bool gpu_scoped =
+          target_ == TirTarget::kCuda && t.role == leir::TensorRole::kIntermediate;
       std::string scope = gpu_scoped && t.scope == leir::Scope::kShared  ? ", scope=\"shared\""
                           : gpu_scoped && t.scope == leir::Scope::kLocal ? ", scope=\"local\""
                                                                          : "";
@@ -141,7 +143,8 @@ class TirEmitter {
     if (idx.size() != info.shape.size() || idx.size() != writer_scope.size()) return false;
     std::set<std::string> seen;
     for (size_t d = 0; d < idx.size(); ++d) {
-      if (idx[d]->kind() != ExprKind::kIndexVar || !seen.insert(idx[d]->name()).second) return false;
+      if (idx[d]->kind() != ExprKind::kIndexVar || !seen.insert(idx[d]->name()).second)
+        return false;
       auto loop = std::find_if(writer_scope.begin(), writer_scope.end(),
                                [&](const leir::Loop* l) { return l->var == idx[d]->name(); });
       if (loop == writer_scope.end() || (*loop)->extent != info.shape[d]) return false;
@@ -208,16 +211,18 @@ class TirEmitter {
       }
       // TVM vectorizes lanes as independent stores: a reduction over the lanes would race.
       const bool serial_lanes = l.kind == leir::LoopKind::kVectorized && reduces_over(b, l.var);
-      line(indent, fmt::format("for {} in {}:", py_name(l.var),
-                               serial_lanes ? fmt::format("T.serial({})", l.extent)
-                                            : loop_iter(l, scope)));
+      line(indent,
+           fmt::format("for {} in {}:", py_name(l.var),
+                       serial_lanes ? fmt::format("T.serial({})", l.extent) : loop_iter(l, scope)));
       scope.push_back(&l);
       ++indent;
       ++i;
     }
     for (const leir::Item& item : b.body) {
-      if (item.is_stmt()) emit_stmt(*item.stmt, indent, scope);
-      else emit_block(*item.block, indent, scope);
+      if (item.is_stmt())
+        emit_stmt(*item.stmt, indent, scope);
+      else
+        emit_block(*item.block, indent, scope);
     }
     scope.resize(depth);
   }
@@ -253,18 +258,22 @@ class TirEmitter {
                              : fmt::format("T.parallel({})", l.extent);
     }
     switch (l.kind) {
-      case leir::LoopKind::kSerial: return fmt::format("T.serial({})", l.extent);
+      case leir::LoopKind::kSerial:
+        return fmt::format("T.serial({})", l.extent);
       case leir::LoopKind::kBound: {
-        std::string axis = l.var.size() >= 2 && (l.var[0] == 't' || l.var[0] == 'b') &&
-                                   (l.var[1] >= 'x' && l.var[1] <= 'z')
-                               ? fmt::format("{}.{}", l.var[0] == 't' ? "threadIdx" : "blockIdx",
-                                             l.var[1])
-                               : std::string("threadIdx.x");
+        std::string axis =
+            l.var.size() >= 2 && (l.var[0] == 't' || l.var[0] == 'b') &&
+                    (l.var[1] >= 'x' && l.var[1] <= 'z')
+                ? fmt::format("{}.{}", l.var[0] == 't' ? "threadIdx" : "blockIdx", l.var[1])
+                : std::string("threadIdx.x");
         return fmt::format("T.thread_binding({}, thread=\"{}\")", l.extent, axis);
       }
-      case leir::LoopKind::kParallel: return fmt::format("T.parallel({})", l.extent);
-      case leir::LoopKind::kVectorized: return fmt::format("T.vectorized({})", l.extent);
-      case leir::LoopKind::kUnrolled: return fmt::format("T.unroll({})", l.extent);
+      case leir::LoopKind::kParallel:
+        return fmt::format("T.parallel({})", l.extent);
+      case leir::LoopKind::kVectorized:
+        return fmt::format("T.vectorized({})", l.extent);
+      case leir::LoopKind::kUnrolled:
+        return fmt::format("T.unroll({})", l.extent);
     }
     return "";
   }
@@ -330,24 +339,36 @@ class TirEmitter {
 
   std::string index(const ExprRef& e) const {
     switch (e->kind()) {
-      case ExprKind::kNumber: return e->number_spelling();
-      case ExprKind::kIndexVar: return block_var(e->name());
-      case ExprKind::kAccess: return access(e);
-      case ExprKind::kNeg: return fmt::format("(-{})", index(e->operand()));
+      case ExprKind::kNumber:
+        return e->number_spelling();
+      case ExprKind::kIndexVar:
+        return block_var(e->name());
+      case ExprKind::kAccess:
+        return access(e);
+      case ExprKind::kNeg:
+        return fmt::format("(-{})", index(e->operand()));
       case ExprKind::kBinary:
         switch (e->binary_op()) {
-          case BinaryOp::kAdd: return fmt::format("({} + {})", index(e->lhs()), index(e->rhs()));
-          case BinaryOp::kSub: return fmt::format("({} - {})", index(e->lhs()), index(e->rhs()));
-          case BinaryOp::kMul: return fmt::format("({} * {})", index(e->lhs()), index(e->rhs()));
+          case BinaryOp::kAdd:
+            return fmt::format("({} + {})", index(e->lhs()), index(e->rhs()));
+          case BinaryOp::kSub:
+            return fmt::format("({} - {})", index(e->lhs()), index(e->rhs()));
+          case BinaryOp::kMul:
+            return fmt::format("({} * {})", index(e->lhs()), index(e->rhs()));
           case BinaryOp::kFloorDiv:
             return fmt::format("T.floordiv({}, {})", index(e->lhs()), index(e->rhs()));
           case BinaryOp::kMod:
             return fmt::format("T.floormod({}, {})", index(e->lhs()), index(e->rhs()));
-          case BinaryOp::kDiv: case BinaryOp::kPow: case BinaryOp::kAnd: case BinaryOp::kOr:
+          case BinaryOp::kDiv:
+          case BinaryOp::kPow:
+          case BinaryOp::kAnd:
+          case BinaryOp::kOr:
             break;
         }
         break;
-      case ExprKind::kInf: case ExprKind::kCompare: case ExprKind::kCall:
+      case ExprKind::kInf:
+      case ExprKind::kCompare:
+      case ExprKind::kCall:
         break;
     }
     return fmt::format("T.Cast(\"int64\", {})", value(e));
@@ -369,8 +390,12 @@ class TirEmitter {
         if (e->binary_op() == BinaryOp::kOr)
           return fmt::format("({} or {})", condition(e->lhs()), condition(e->rhs()));
         break;
-      case ExprKind::kNumber: case ExprKind::kInf: case ExprKind::kIndexVar:
-      case ExprKind::kAccess: case ExprKind::kNeg: case ExprKind::kCall:
+      case ExprKind::kNumber:
+      case ExprKind::kInf:
+      case ExprKind::kIndexVar:
+      case ExprKind::kAccess:
+      case ExprKind::kNeg:
+      case ExprKind::kCall:
         break;
     }
     return fmt::format("({} != T.float64(0))", value(e));
@@ -378,27 +403,40 @@ class TirEmitter {
 
   std::string value(const ExprRef& e) const {
     switch (e->kind()) {
-      case ExprKind::kNumber: return fmt::format("T.float64({})", e->number_spelling());
-      case ExprKind::kInf: return "T.float64(\"inf\")";
-      case ExprKind::kIndexVar: return fmt::format("T.Cast(\"float64\", {})", block_var(e->name()));
+      case ExprKind::kNumber:
+        return fmt::format("T.float64({})", e->number_spelling());
+      case ExprKind::kInf:
+        return "T.float64(\"inf\")";
+      case ExprKind::kIndexVar:
+        return fmt::format("T.Cast(\"float64\", {})", block_var(e->name()));
       case ExprKind::kAccess: {
         if (subst_ && leir::equal(e, subst_)) return subst_text_;
         std::string a = access(e);
         return dtype_of(e->name()) == DType::kF64 ? a : fmt::format("T.Cast(\"float64\", {})", a);
       }
-      case ExprKind::kNeg: return fmt::format("(-{})", value(e->operand()));
-      case ExprKind::kCompare: return fmt::format("T.Cast(\"float64\", {})", condition(e));
+      case ExprKind::kNeg:
+        return fmt::format("(-{})", value(e->operand()));
+      case ExprKind::kCompare:
+        return fmt::format("T.Cast(\"float64\", {})", condition(e));
       case ExprKind::kBinary: {
         std::string a = value(e->lhs()), b = value(e->rhs());
         switch (e->binary_op()) {
-          case BinaryOp::kAdd: return fmt::format("({} + {})", a, b);
-          case BinaryOp::kSub: return fmt::format("({} - {})", a, b);
-          case BinaryOp::kMul: return fmt::format("({} * {})", a, b);
-          case BinaryOp::kDiv: return fmt::format("({} / {})", a, b);
-          case BinaryOp::kFloorDiv: return fmt::format("T.floor({} / {})", a, b);
-          case BinaryOp::kMod: return fmt::format("({0} - T.floor({0} / {1}) * {1})", a, b);
-          case BinaryOp::kPow: return fmt::format("T.pow({}, {})", a, b);
-          case BinaryOp::kAnd: case BinaryOp::kOr:
+          case BinaryOp::kAdd:
+            return fmt::format("({} + {})", a, b);
+          case BinaryOp::kSub:
+            return fmt::format("({} - {})", a, b);
+          case BinaryOp::kMul:
+            return fmt::format("({} * {})", a, b);
+          case BinaryOp::kDiv:
+            return fmt::format("({} / {})", a, b);
+          case BinaryOp::kFloorDiv:
+            return fmt::format("T.floor({} / {})", a, b);
+          case BinaryOp::kMod:
+            return fmt::format("({0} - T.floor({0} / {1}) * {1})", a, b);
+          case BinaryOp::kPow:
+            return fmt::format("T.pow({}, {})", a, b);
+          case BinaryOp::kAnd:
+          case BinaryOp::kOr:
             return fmt::format("T.Cast(\"float64\", {})", condition(e));
         }
         break;
@@ -406,13 +444,20 @@ class TirEmitter {
       case ExprKind::kCall: {
         const auto& args = e->args();
         switch (e->function()) {
-          case Function::kMax: return fmt::format("T.max({}, {})", value(args[0]), value(args[1]));
-          case Function::kMin: return fmt::format("T.min({}, {})", value(args[0]), value(args[1]));
-          case Function::kExp: return fmt::format("T.exp({})", value(args[0]));
-          case Function::kLog: return fmt::format("T.log({})", value(args[0]));
-          case Function::kSqrt: return fmt::format("T.sqrt({})", value(args[0]));
-          case Function::kAbs: return fmt::format("T.abs({})", value(args[0]));
-          case Function::kErf: return fmt::format("T.erf({})", value(args[0]));
+          case Function::kMax:
+            return fmt::format("T.max({}, {})", value(args[0]), value(args[1]));
+          case Function::kMin:
+            return fmt::format("T.min({}, {})", value(args[0]), value(args[1]));
+          case Function::kExp:
+            return fmt::format("T.exp({})", value(args[0]));
+          case Function::kLog:
+            return fmt::format("T.log({})", value(args[0]));
+          case Function::kSqrt:
+            return fmt::format("T.sqrt({})", value(args[0]));
+          case Function::kAbs:
+            return fmt::format("T.abs({})", value(args[0]));
+          case Function::kErf:
+            return fmt::format("T.erf({})", value(args[0]));
           case Function::kIfThenElse:
             return fmt::format("T.if_then_else({}, {}, {})", condition(args[0]), value(args[1]),
                                value(args[2]));
@@ -441,26 +486,46 @@ class TirEmitter {
 
 std::string tvm_dtype(DType t) {
   switch (t) {
-    case DType::kF16: return "float16";
-    case DType::kBF16: return "bfloat16";
-    case DType::kF32: return "float32";
-    case DType::kF64: return "float64";
-    case DType::kI8: return "int8";
-    case DType::kI16: return "int16";
-    case DType::kI32: return "int32";
-    case DType::kI64: return "int64";
-    case DType::kU8: return "uint8";
-    case DType::kU16: return "uint16";
-    case DType::kU32: return "uint32";
-    case DType::kU64: return "uint64";
-    case DType::kBool: return "bool";
-    case DType::kC64: return "complex64";
-    case DType::kC128: return "complex128";
-    case DType::kF8E4M3FN: return "float8_e4m3fn";
-    case DType::kF8E4M3FNUZ: return "float8_e4m3fnuz";
-    case DType::kF8E5M2: return "float8_e5m2";
-    case DType::kU4: return "uint4";
-    case DType::kI4: return "int4";
+    case DType::kF16:
+      return "float16";
+    case DType::kBF16:
+      return "bfloat16";
+    case DType::kF32:
+      return "float32";
+    case DType::kF64:
+      return "float64";
+    case DType::kI8:
+      return "int8";
+    case DType::kI16:
+      return "int16";
+    case DType::kI32:
+      return "int32";
+    case DType::kI64:
+      return "int64";
+    case DType::kU8:
+      return "uint8";
+    case DType::kU16:
+      return "uint16";
+    case DType::kU32:
+      return "uint32";
+    case DType::kU64:
+      return "uint64";
+    case DType::kBool:
+      return "bool";
+    case DType::kC64:
+      return "complex64";
+    case DType::kC128:
+      return "complex128";
+    case DType::kF8E4M3FN:
+      return "float8_e4m3fn";
+    case DType::kF8E4M3FNUZ:
+      return "float8_e4m3fnuz";
+    case DType::kF8E5M2:
+      return "float8_e5m2";
+    case DType::kU4:
+      return "uint4";
+    case DType::kI4:
+      return "int4";
   }
   return "";
 }

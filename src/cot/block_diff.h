@@ -19,6 +19,7 @@ struct BlockDiff {
   bool empty() const { return removed.empty() && added.empty(); }
 };
 
-BlockDiff diff_blocks(const std::vector<leir::Block>& before, const std::vector<leir::Block>& after);
+BlockDiff diff_blocks(const std::vector<leir::Block>& before,
+                      const std::vector<leir::Block>& after);
 
 }  // namespace steptp::cot

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "strategy/registry.h"
@@ -67,10 +66,10 @@ std::string assistant_multi(const std::vector<const StepRecord*>& labels) {
 
 std::string chat_line(std::string_view user, std::string_view assistant) {
   nlohmann::ordered_json line;
-  line["messages"] = nlohmann::ordered_json::array(
-      {{{"role", "system"}, {"content", prompt::system_message()}},
-       {{"role", "user"}, {"content", user}},
-       {{"role", "assistant"}, {"content", assistant}}});
+  line["messages"] =
+      nlohmann::ordered_json::array({{{"role", "system"}, {"content", prompt::system_message()}},
+                                     {{"role", "user"}, {"content", user}},
+                                     {{"role", "assistant"}, {"content", assistant}}});
   return line.dump();
 }
 

@@ -2,7 +2,6 @@
 #include "dataset/progress.h"
 
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <cstdio>

@@ -1,10 +1,9 @@
 // dataset/recheck.cpp — parse, rebuild and verify exported samples.
 #include "dataset/recheck.h"
 
+#include <fmt/format.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <fstream>

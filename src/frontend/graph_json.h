@@ -19,13 +19,13 @@ struct ValueType {
   bool is_tensor = false;
   std::vector<int64_t> shape;
   leir::DType dtype = leir::DType::kF64;
-  std::vector<ValueType> tuple;   // tuple outputs (max with dim, split, ...)
-  nlohmann::json constant;        // non-tensor results (sizes, numbers): the recorded value
+  std::vector<ValueType> tuple;  // tuple outputs (max with dim, split, ...)
+  nlohmann::json constant;       // non-tensor results (sizes, numbers): the recorded value
 };
 
 struct GraphTensor {
-  std::string name;       // placeholder name or qualified parameter/buffer name
-  std::string kind;       // "input", "param", "buffer", "const"
+  std::string name;  // placeholder name or qualified parameter/buffer name
+  std::string kind;  // "input", "param", "buffer", "const"
   ValueType type;
 };
 
@@ -45,8 +45,8 @@ struct Graph {
   std::vector<GraphTensor> inputs;
   std::vector<GraphTensor> params;  // params, buffers and constants, in first-use order
   std::vector<GraphNode> nodes;
-  nlohmann::json output;            // {"node": NAME} (or a list for tuple outputs)
-  nlohmann::json shapes;            // the size variables the graph was traced at
+  nlohmann::json output;  // {"node": NAME} (or a list for tuple outputs)
+  nlohmann::json shapes;  // the size variables the graph was traced at
 };
 
 Result<Graph> parse_graph_json(std::string_view text, std::string_view file = "<graph>");

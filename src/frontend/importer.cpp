@@ -42,8 +42,8 @@ Result<ImportResult> import_graph(const Graph& g) {
   text += L.body_text() + "\n";
   auto p = leir::parse_program(text, g.source);
   if (!p.ok())
-    return Error::make("internal_emit", "the importer emitted unparsable LEIR: " +
-                                            p.error().render());
+    return Error::make("internal_emit",
+                       "the importer emitted unparsable LEIR: " + p.error().render());
   ImportResult r{std::move(*p), leir::print_program(*p), L.leir_to_graph()};
   r.text = leir::print_program(r.program);
   return r;

@@ -18,8 +18,8 @@ namespace steptp::frontend {
 
 struct ImportResult {
   leir::Program program;
-  std::string text;                                   // the .leir file text (decls + body)
-  std::map<std::string, std::string> leir_to_graph;   // "A" → "x", "D" → "gemm.weight", ...
+  std::string text;                                  // the .leir file text (decls + body)
+  std::map<std::string, std::string> leir_to_graph;  // "A" → "x", "D" → "gemm.weight", ...
 };
 
 Result<ImportResult> import_graph(const Graph& g);

@@ -43,8 +43,7 @@ std::string softplus(const std::string& x, double beta, double threshold) {
   return fmt::format("if_then_else({}>{},{},{})", bx, Lowering::number(threshold), x, body);
 }
 
-Handler act(std::function<Result<std::string>(Lowering&, const GraphNode&, const std::string&)>
-                f) {
+Handler act(std::function<Result<std::string>(Lowering&, const GraphNode&, const std::string&)> f) {
   return [f](Lowering& L, const GraphNode& n) -> Result<Value> {
     auto a = L.arg(n, 0, "input");
     if (!a.ok()) return a.error();
@@ -151,25 +150,33 @@ Result<std::string> identity(Lowering&, const GraphNode&, const std::string& x) 
 
 void register_activation(OpTable& t) {
   const std::pair<const char*, Handler> fns[] = {
-      {"relu", act(relu)},           {"gelu", act(gelu)},         {"leaky_relu", act(leaky_relu)},
-      {"elu", act(elu)},             {"selu", act(selu)},         {"celu", act(celu)},
-      {"sigmoid", act(sigmoid)},     {"tanh", act(tanh_)},        {"softplus", act(softplus_)},
-      {"mish", act(mish)},           {"silu", act(silu)},         {"hardtanh", act(hardtanh)},
-      {"relu6", act(relu6)},         {"hardswish", act(hardswish)},
-      {"hardsigmoid", act(hardsigmoid)}, {"softsign", act(softsign)},
-      {"dropout", act(identity)},    {"contiguous", act(identity)},
+      {"relu", act(relu)},         {"gelu", act(gelu)},           {"leaky_relu", act(leaky_relu)},
+      {"elu", act(elu)},           {"selu", act(selu)},           {"celu", act(celu)},
+      {"sigmoid", act(sigmoid)},   {"tanh", act(tanh_)},          {"softplus", act(softplus_)},
+      {"mish", act(mish)},         {"silu", act(silu)},           {"hardtanh", act(hardtanh)},
+      {"relu6", act(relu6)},       {"hardswish", act(hardswish)}, {"hardsigmoid", act(hardsigmoid)},
+      {"softsign", act(softsign)}, {"dropout", act(identity)},    {"contiguous", act(identity)},
   };
   for (const auto& [name, h] : fns) t[name] = h;
   const std::pair<const char*, Handler> mods[] = {
-      {"module:ReLU", act(relu)},         {"module:GELU", act(gelu)},
-      {"module:LeakyReLU", act(leaky_relu)}, {"module:ELU", act(elu)},
-      {"module:SELU", act(selu)},         {"module:CELU", act(celu)},
-      {"module:Sigmoid", act(sigmoid)},   {"module:Tanh", act(tanh_)},
-      {"module:Softplus", act(softplus_)}, {"module:Mish", act(mish)},
-      {"module:SiLU", act(silu)},         {"module:Hardtanh", act(hardtanh)},
-      {"module:ReLU6", act(relu6)},       {"module:Hardswish", act(hardswish)},
-      {"module:Hardsigmoid", act(hardsigmoid)}, {"module:Softsign", act(softsign)},
-      {"module:Dropout", act(identity)},  {"module:Identity", act(identity)},
+      {"module:ReLU", act(relu)},
+      {"module:GELU", act(gelu)},
+      {"module:LeakyReLU", act(leaky_relu)},
+      {"module:ELU", act(elu)},
+      {"module:SELU", act(selu)},
+      {"module:CELU", act(celu)},
+      {"module:Sigmoid", act(sigmoid)},
+      {"module:Tanh", act(tanh_)},
+      {"module:Softplus", act(softplus_)},
+      {"module:Mish", act(mish)},
+      {"module:SiLU", act(silu)},
+      {"module:Hardtanh", act(hardtanh)},
+      {"module:ReLU6", act(relu6)},
+      {"module:Hardswish", act(hardswish)},
+      {"module:Hardsigmoid", act(hardsigmoid)},
+      {"module:Softsign", act(softsign)},
+      {"module:Dropout", act(identity)},
+      {"module:Identity", act(identity)},
   };
   for (const auto& [name, h] : mods) t[name] = h;
 }

@@ -4,7 +4,8 @@
 //
 //   Conv2d, padding 1 → [E_{tx,a,c,d}=if_then_else(1<=c<9&1<=d<9,A_{tx,a,c-1,d-1},0)]
 //                        [C_{tx,a,c,d}=C_{tx,a,c,d}+D_{a,f,g,h}*E_{tx,f,c+g,d+h}] (+ bias nest)
-//   ConvTranspose (gather form) → C+=if_then_else((c+p-g*d)%s==0&0<=(c+p-g*d)//s<H, A_{..}*D_{..},0)
+//   ConvTranspose (gather form) → C+=if_then_else((c+p-g*d)%s==0&0<=(c+p-g*d)//s<H,
+//   A_{..}*D_{..},0)
 #include <fmt/format.h>
 
 #include "frontend/lowering.h"
@@ -68,8 +69,8 @@ std::string scaled(const std::string& v, int64_t s) {
 }
 
 // The input channel read for output channel `co` and in-group input channel `f`.
-std::string in_channel(const std::string& co, const std::string& f, int64_t cin_g,
-                       int64_t cout_g, int64_t groups) {
+std::string in_channel(const std::string& co, const std::string& f, int64_t cin_g, int64_t cout_g,
+                       int64_t groups) {
   if (groups == 1) return f;
   std::string grp = cout_g == 1 ? co : fmt::format("{}//{}", co, cout_g);
   if (cin_g == 1) return grp;
@@ -130,8 +131,8 @@ Result<Value> conv_transpose(Lowering& L, const GraphNode& n, const Tensor& x, c
     std::vector<std::string> conds;
     for (int i = 0; i < d; ++i) {
       // Output position o receives input position i where o = i*s - p + k*dil.
-      std::string t = plus_term(nn.s[2 + i], cp.padding[i]) + "-" +
-                      scaled(nn.r[1 + i], cp.dilation[i]);
+      std::string t =
+          plus_term(nn.s[2 + i], cp.padding[i]) + "-" + scaled(nn.r[1 + i], cp.dilation[i]);
       const int64_t s = cp.stride[i], h = x.shape[2 + i];
       if (s == 1) {
         conds.push_back(fmt::format("0<={}<{}", t, h));
@@ -147,8 +148,7 @@ Result<Value> conv_transpose(Lowering& L, const GraphNode& n, const Tensor& x, c
     for (size_t i = 0; i < conds.size(); ++i) cond += (i ? "&" : "") + conds[i];
     std::string o = Lowering::access(out, nn.s);
     return std::vector<std::string>{fmt::format("{}={}+if_then_else({},{}*{},0)", o, o, cond,
-                                                Lowering::access(x, xi),
-                                                Lowering::access(w, wi))};
+                                                Lowering::access(x, xi), Lowering::access(w, wi))};
   });
   if (cp.bias) add_bias(L, out, *cp.bias);
   return Value::of(out);
@@ -159,7 +159,11 @@ Result<ConvParams> module_params(Lowering& L, int d) {
   auto mode = L.hparam("padding_mode");
   if (mode.is_string() && mode.get<std::string>() != "zeros")
     return Error::make("unsupported_op", "conv padding_mode other than 'zeros'");
-  struct F { const char* key; std::vector<int64_t>* out; int64_t dflt; };
+  struct F {
+    const char* key;
+    std::vector<int64_t>* out;
+    int64_t dflt;
+  };
   for (const F& f : {F{"stride", &cp.stride, 1}, F{"padding", &cp.padding, 0},
                      F{"dilation", &cp.dilation, 1}, F{"output_padding", &cp.output_padding, 0}}) {
     auto v = L.eval(L.hparam(f.key));
@@ -200,7 +204,12 @@ Handler conv_function(int d, bool transposed) {
     auto b = L.arg(n, 2, "bias");
     if (!b.ok()) return b.error();
     if (b->is_tensor()) cp.bias = b->tensor;
-    struct F { size_t pos; const char* key; std::vector<int64_t>* out; int64_t dflt; };
+    struct F {
+      size_t pos;
+      const char* key;
+      std::vector<int64_t>* out;
+      int64_t dflt;
+    };
     std::vector<F> fs{{3, "stride", &cp.stride, 1}, {4, "padding", &cp.padding, 0}};
     if (transposed) {
       fs.push_back({5, "output_padding", &cp.output_padding, 0});

@@ -96,9 +96,7 @@ Result<Value> lower_pow(Lowering& L, const GraphNode& n) {
   auto b = L.arg(n, 1, "exponent");
   if (!a.ok()) return a.error();
   if (!b.ok()) return b.error();
-  return map_values(L, {*a, *b}, [](P t) {
-    return Lowering::p(t[0]) + "**(" + t[1] + ")";
-  });
+  return map_values(L, {*a, *b}, [](P t) { return Lowering::p(t[0]) + "**(" + t[1] + ")"; });
 }
 
 Result<Value> lower_clamp(Lowering& L, const GraphNode& n) {
@@ -202,9 +200,8 @@ void register_elementwise(OpTable& t) {
   t["le"] = compare("<=");
   t["gt"] = compare(">");
   t["ge"] = compare(">=");
-  t["logical_not"] = unary([](const std::string& x) {
-    return fmt::format("if_then_else({}==0,1,0)", Lowering::p(x));
-  });
+  t["logical_not"] = unary(
+      [](const std::string& x) { return fmt::format("if_then_else({}==0,1,0)", Lowering::p(x)); });
   t["neg"] = unary([](const std::string& x) { return "-" + Lowering::p(x); });
   t["exp"] = unary([](const std::string& x) { return "exp(" + x + ")"; });
   t["log"] = unary([](const std::string& x) { return "log(" + x + ")"; });

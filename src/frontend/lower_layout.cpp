@@ -1,6 +1,6 @@
 // frontend/lower_layout.cpp — view/reshape/flatten, permute/transpose/T, unsqueeze/squeeze,
-// expand, getitem/select/slicing, narrow, cat, split/chunk, flip, contiguous: each a copy nest whose
-// read index is the exact inverse of the layout change, so the result is provably the same.
+// expand, getitem/select/slicing, narrow, cat, split/chunk, flip, contiguous: each a copy nest
+// whose read index is the exact inverse of the layout change, so the result is provably the same.
 //
 //   transpose(A[4,8],0,1) → B^{8}_{tx=0}L^{4}_{a=0}[C_{tx,a}=A_{a,tx};];
 #include <fmt/format.h>
@@ -16,11 +16,13 @@ std::string linear_index(const std::vector<int64_t>& shape, const std::vector<st
   int64_t stride = 1;
   std::vector<std::string> terms;
   for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
-    if (shape[i] != 1) terms.push_back(stride == 1 ? vars[i] : vars[i] + "*" + std::to_string(stride));
+    if (shape[i] != 1)
+      terms.push_back(stride == 1 ? vars[i] : vars[i] + "*" + std::to_string(stride));
     stride *= shape[i];
   }
   if (terms.empty()) return "0";
-  for (int i = static_cast<int>(terms.size()) - 1; i >= 0; --i) e += (e.empty() ? "" : "+") + terms[i];
+  for (int i = static_cast<int>(terms.size()) - 1; i >= 0; --i)
+    e += (e.empty() ? "" : "+") + terms[i];
   return e;
 }
 
@@ -152,10 +154,12 @@ Result<Value> lower_getitem(Lowering& L, const GraphNode& n) {
   if (!x->is_tensor()) return L.error_unsupported("indexing a non-tensor");
   const Tensor X = x->tensor;
   std::vector<Value> items;
-  if (k->kind == Value::Kind::kTuple && k->str.empty()) items = k->items;
+  if (k->kind == Value::Kind::kTuple && k->str.empty())
+    items = k->items;
   else if (k->kind == Value::Kind::kInts) {
     for (int64_t i : k->ints) items.push_back(Value::num(static_cast<double>(i), true));
-  } else items.push_back(*k);
+  } else
+    items.push_back(*k);
   // Expand an ellipsis to full slices.
   int consumed = 0;
   for (const Value& v : items)
@@ -178,12 +182,18 @@ Result<Value> lower_getitem(Lowering& L, const GraphNode& n) {
     }
   }
   // Per input dim: start, step (or a fixed int), and where the output var comes from.
-  struct Dim { bool fixed; int64_t start, step; };
+  struct Dim {
+    bool fixed;
+    int64_t start, step;
+  };
   std::vector<Dim> dims;
   std::vector<int> out_of_in;  // for each input dim, the output dim index (or -1)
   int out_dim = 0, in_dim = 0;
   for (const Value& v : full) {
-    if (v.kind == Value::Kind::kNone) { ++out_dim; continue; }
+    if (v.kind == Value::Kind::kNone) {
+      ++out_dim;
+      continue;
+    }
     if (in_dim >= X.rank()) return L.error_unsupported("too many indices");
     const int64_t size = X.shape[in_dim];
     if (v.is_number()) {
@@ -213,7 +223,10 @@ Result<Value> lower_getitem(Lowering& L, const GraphNode& n) {
   L.emit_map(out, [&](const Nest& nn) {
     std::vector<std::string> idx;
     for (size_t d = 0; d < dims.size(); ++d) {
-      if (dims[d].fixed) { idx.push_back(std::to_string(dims[d].start)); continue; }
+      if (dims[d].fixed) {
+        idx.push_back(std::to_string(dims[d].start));
+        continue;
+      }
       std::string v = nn.s[out_of_in[d]];
       if (dims[d].step != 1) v += "*" + std::to_string(dims[d].step);
       if (dims[d].start != 0) v += "+" + std::to_string(dims[d].start);
@@ -376,7 +389,8 @@ Result<Value> lower_getattr(Lowering& L, const GraphNode& n) {
     auto x = L.arg(n, 0, nullptr);
     if (!x.ok()) return x.error();
     if (x->kind != Value::Kind::kTuple || !x->str.empty() || x->items.size() != 2)
-      return L.error_unsupported("attribute '" + what->str + "' of a value that is not a "
+      return L.error_unsupported("attribute '" + what->str +
+                                 "' of a value that is not a "
                                  "(values, indices) pair");
     return tuple_item(L, *x, what->str == "values" ? 0 : 1);
   }

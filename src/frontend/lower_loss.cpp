@@ -90,9 +90,8 @@ Result<Value> class_loss(Lowering& L, const GraphNode& n, bool with_log_softmax)
   if (w->is_tensor()) weight = w->tensor;
   Tensor m, s;
   if (with_log_softmax) {
-    m = accumulate(L, X, {1}, "max", [&](const std::vector<std::string>& i) {
-      return Lowering::access(X, i);
-    });
+    m = accumulate(L, X, {1}, "max",
+                   [&](const std::vector<std::string>& i) { return Lowering::access(X, i); });
     s = accumulate(L, X, {1}, "+", [&](const std::vector<std::string>& i) {
       return fmt::format("exp({}-{})", Lowering::access(X, i), Lowering::access(m, {i[0]}));
     });
@@ -117,8 +116,7 @@ Result<Value> class_loss(Lowering& L, const GraphNode& n, bool with_log_softmax)
     std::string a = Lowering::access(num, {}), b = Lowering::access(den, {});
     return std::vector<std::string>{
         a + "=" + a + "+" + loss(nn.r),
-        fmt::format("{}={}+if_then_else({}!={},{},0)", b, b, target(nn.r[0]), ignore,
-                    wt(nn.r[0]))};
+        fmt::format("{}={}+if_then_else({}!={},{},0)", b, b, target(nn.r[0]), ignore, wt(nn.r[0]))};
   });
   Tensor out = L.result(n.type.dtype, {});
   L.emit({}, {}, [&](const Nest&) {
@@ -129,8 +127,9 @@ Result<Value> class_loss(Lowering& L, const GraphNode& n, bool with_log_softmax)
 }
 
 // Two same-shaped operands combined pointwise by `f(a, b)`, then reduced.
-Result<Value> pair_loss(Lowering& L, const GraphNode& n, size_t red_pos,
-                        const std::function<std::string(const std::string&, const std::string&)>& f) {
+Result<Value> pair_loss(
+    Lowering& L, const GraphNode& n, size_t red_pos,
+    const std::function<std::string(const std::string&, const std::string&)>& f) {
   auto a = L.tensor_arg(n, 0, "input");
   auto b = L.tensor_arg(n, 1, "target");
   if (!a.ok()) return a.error();
@@ -223,7 +222,8 @@ Result<Value> triplet(Lowering& L, const GraphNode& n, double margin, double p, 
   // torch.pairwise_distance: ||u - v + eps||_p over the last dim.
   auto dist = [&](const Tensor& u, const Tensor& v) {
     Tensor acc = accumulate(L, u, {last}, "+", [&](const std::vector<std::string>& i) {
-      std::string diff = fmt::format("({}-{}+{})", Lowering::access(u, i), Lowering::access(v, i), e);
+      std::string diff =
+          fmt::format("({}-{}+{})", Lowering::access(u, i), Lowering::access(v, i), e);
       if (p == 2) return diff + "*" + diff;
       if (p == 1) return "abs" + diff;
       return fmt::format("abs{}**{}", diff, Lowering::number(p));

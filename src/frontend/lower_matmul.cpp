@@ -35,8 +35,8 @@ Result<Value> lower_matmul(Lowering& L, const GraphNode& n) {
   if (K != Kb) return L.error_unsupported("contracted dimensions differ");
   const std::vector<int64_t> out_shape = n.type.shape;
   const int a_batch = std::max(0, A.rank() - 2), b_batch = std::max(0, Bt.rank() - 2);
-  const int out_batch = static_cast<int>(out_shape.size()) - (A.rank() >= 2 ? 1 : 0) -
-                        (Bt.rank() >= 2 ? 1 : 0);
+  const int out_batch =
+      static_cast<int>(out_shape.size()) - (A.rank() >= 2 ? 1 : 0) - (Bt.rank() >= 2 ? 1 : 0);
   if (out_batch < std::max(a_batch, b_batch)) return L.error_unsupported("batch shape mismatch");
   Tensor out = L.result(n.type.dtype, out_shape);
   L.emit(out_shape, {K}, [&](const Nest& nest) {
@@ -72,8 +72,7 @@ Result<Value> linear(Lowering& L, const GraphNode& n, const Tensor& x, const Ten
   if (bias) {
     L.emit(out_shape, {}, [&](const Nest& nest) {
       std::string o = Lowering::access(out, nest.s);
-      return std::vector<std::string>{o + "=" + o + "+" +
-                                      Lowering::access(*bias, {nest.s.back()})};
+      return std::vector<std::string>{o + "=" + o + "+" + Lowering::access(*bias, {nest.s.back()})};
     });
   }
   return Value::of(out);

@@ -48,16 +48,15 @@ Result<Value> normalize(Lowering& L, const GraphNode& n, const Tensor& x, const 
   });
   Tensor var = L.temp(x.dtype, v.kept);
   L.emit(v.kept, {}, [&](const Nest& nn) {
-    return std::vector<std::string>{Lowering::access(var, nn.s) + "=" +
-                                    Lowering::access(s2, nn.s) + "/" + std::to_string(v.count)};
+    return std::vector<std::string>{Lowering::access(var, nn.s) + "=" + Lowering::access(s2, nn.s) +
+                                    "/" + std::to_string(v.count)};
   });
   const bool affine = af.w || af.b;
   Tensor xhat = affine ? L.temp(n.type.dtype, x.shape) : L.result(n.type.dtype, x.shape);
   L.emit_map(xhat, [&](const Nest& nn) {
     std::vector<std::string> si = v.stat_index(nn.s);
-    return fmt::format("({}-{})/sqrt({}+{})", Lowering::access(x, nn.s),
-                       Lowering::access(mean, si), Lowering::access(var, si),
-                       Lowering::number(eps));
+    return fmt::format("({}-{})/sqrt({}+{})", Lowering::access(x, nn.s), Lowering::access(mean, si),
+                       Lowering::access(var, si), Lowering::number(eps));
   });
   if (!affine) return Value::of(xhat);
   Tensor out = L.result(n.type.dtype, x.shape);
@@ -71,8 +70,8 @@ Result<Value> normalize(Lowering& L, const GraphNode& n, const Tensor& x, const 
   return Value::of(out);
 }
 
-Affine module_affine(Lowering& L, std::function<std::vector<std::string>(
-                                      const std::vector<std::string>&)> idx) {
+Affine module_affine(Lowering& L,
+                     std::function<std::vector<std::string>(const std::vector<std::string>&)> idx) {
   Affine af;
   if (L.has_module_param("weight")) af.w = *L.module_param("weight");
   if (L.has_module_param("bias")) af.b = *L.module_param("bias");
@@ -147,8 +146,7 @@ Result<Value> instance_norm_module(Lowering& L, const GraphNode& n) {
 Result<Value> layer_norm(Lowering& L, const GraphNode& n, const Tensor& x,
                          const std::vector<int64_t>& shape, double eps, const Affine& af0) {
   const int k = static_cast<int>(shape.size());
-  if (k == 0 || k > x.rank() ||
-      !std::equal(shape.begin(), shape.end(), x.shape.end() - k))
+  if (k == 0 || k > x.rank() || !std::equal(shape.begin(), shape.end(), x.shape.end() - k))
     return L.error_unsupported("normalized_shape does not match the input's trailing dims");
   std::vector<int> red;
   for (int d = x.rank() - k; d < x.rank(); ++d) red.push_back(d);
@@ -196,13 +194,14 @@ Result<Value> group_norm(Lowering& L, const GraphNode& n, const Tensor& x, int64
   for (int d = 2; d < x.rank(); ++d) v.red.push_back(x.shape[d]);
   for (int64_t e : v.red) v.count *= e;
   v.x_index = [cg](const Nest& nn) {
-    std::vector<std::string> idx{nn.s[0], cg == 1 ? nn.s[1] : fmt::format("{}*{}+{}", nn.s[1], cg,
-                                                                          nn.r[0])};
+    std::vector<std::string> idx{nn.s[0],
+                                 cg == 1 ? nn.s[1] : fmt::format("{}*{}+{}", nn.s[1], cg, nn.r[0])};
     idx.insert(idx.end(), nn.r.begin() + 1, nn.r.end());
     return idx;
   };
   v.stat_index = [cg](const std::vector<std::string>& vars) {
-    return std::vector<std::string>{vars[0], cg == 1 ? vars[1] : fmt::format("{}//{}", vars[1], cg)};
+    return std::vector<std::string>{vars[0],
+                                    cg == 1 ? vars[1] : fmt::format("{}//{}", vars[1], cg)};
   };
   Affine af = af0;
   af.wb_index = channel_of;

@@ -67,8 +67,8 @@ Result<Value> avg_pool(Lowering& L, const GraphNode& n, const Tensor& x, const P
   std::vector<int64_t> padded;
   for (int i = 0; i < d; ++i) {
     const int64_t o = n.type.shape[lead + i];
-    padded.push_back(std::max(x.shape[lead + i] + 2 * pp.padding[i],
-                              (o - 1) * pp.stride[i] + pp.kernel[i]));
+    padded.push_back(
+        std::max(x.shape[lead + i] + 2 * pp.padding[i], (o - 1) * pp.stride[i] + pp.kernel[i]));
   }
   Tensor src = pad_input(L, x, pp.padding, padded, "0");
   Tensor sum = L.temp(x.dtype, n.type.shape);
@@ -89,11 +89,14 @@ Result<Value> avg_pool(Lowering& L, const GraphNode& n, const Tensor& x, const P
       const std::string start = scaled(nn.s[lead + i], s);  // window start in padded coords
       if (pp.count_include_pad) {
         // The window clipped to the padded extent [0, h+2p).
-        if ((o - 1) * s + k <= h + 2 * p) constant *= k;
-        else factors.push_back(fmt::format("min({},{}-{})", k, h + 2 * p, start));
+        if ((o - 1) * s + k <= h + 2 * p)
+          constant *= k;
+        else
+          factors.push_back(fmt::format("min({},{}-{})", k, h + 2 * p, start));
       } else {
         // The window clipped to the real input [p, h+p).
-        if (p == 0 && (o - 1) * s + k <= h) constant *= k;
+        if (p == 0 && (o - 1) * s + k <= h)
+          constant *= k;
         else
           factors.push_back(fmt::format("(min({}+{},{})-max({},{}))", start, k, h + p, start, p));
       }
@@ -185,8 +188,9 @@ Handler adaptive(int d, bool is_max, bool module) {
     const Tensor X = *x;
     int64_t count = 1;
     for (int r : red) count *= X.shape[r];
-    Tensor acc = accumulate(L, X, red, is_max ? "max" : "+",
-                            [&](const std::vector<std::string>& i) { return Lowering::access(X, i); });
+    Tensor acc =
+        accumulate(L, X, red, is_max ? "max" : "+",
+                   [&](const std::vector<std::string>& i) { return Lowering::access(X, i); });
     Tensor out = L.result(n.type.dtype, n.type.shape);
     L.emit(acc.shape, {}, [&](const Nest& nn) {
       std::string v = Lowering::access(acc, nn.s);

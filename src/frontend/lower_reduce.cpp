@@ -1,7 +1,8 @@
 // frontend/lower_reduce.cpp — sum, mean, prod, max/min (values), argmax/argmin (first index,
 // as torch), amax/amin, logsumexp (max-shifted) and norm, over any set of dims, keepdim or not.
 //
-//   sum(A[16,256,256], dim=1) → B^{16}_{tx=0}L^{256}_{a=0}L^{256}_{c=0}[C_{tx,a}=C_{tx,a}+A_{tx,c,a};];
+//   sum(A[16,256,256], dim=1) →
+//   B^{16}_{tx=0}L^{256}_{a=0}L^{256}_{c=0}[C_{tx,a}=C_{tx,a}+A_{tx,c,a};];
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,7 +18,8 @@ Result<std::vector<int>> reduce_dims(const Value& dims, int rank) {
     return out;
   }
   std::vector<int64_t> raw;
-  if (dims.kind == Value::Kind::kInts) raw = dims.ints;
+  if (dims.kind == Value::Kind::kInts)
+    raw = dims.ints;
   else if (dims.kind == Value::Kind::kNumber && dims.integral)
     raw.push_back(static_cast<int64_t>(dims.number));
   else
@@ -53,8 +55,10 @@ std::vector<std::string> full_index(int rank, const std::vector<int>& red, const
   std::vector<std::string> idx;
   size_t k = 0, r = 0;
   for (int i = 0; i < rank; ++i) {
-    if (std::find(red.begin(), red.end(), i) != red.end()) idx.push_back(n.r[r++]);
-    else idx.push_back(n.s[k++]);
+    if (std::find(red.begin(), red.end(), i) != red.end())
+      idx.push_back(n.r[r++]);
+    else
+      idx.push_back(n.s[k++]);
   }
   return idx;
 }
@@ -64,8 +68,10 @@ std::vector<std::string> keepdim_index(int rank, const std::vector<int>& red,
   std::vector<std::string> idx;
   size_t k = 0;
   for (int i = 0; i < rank; ++i) {
-    if (std::find(red.begin(), red.end(), i) != red.end()) idx.push_back("0");
-    else idx.push_back(kept_vars[k++]);
+    if (std::find(red.begin(), red.end(), i) != red.end())
+      idx.push_back("0");
+    else
+      idx.push_back(kept_vars[k++]);
   }
   return idx;
 }
@@ -120,10 +126,9 @@ Result<Value> first_extreme_index(Lowering& L, const Tensor& x, const std::vecto
   Tensor first = L.temp(leir::DType::kF64, best.shape);
   L.emit(best.shape, {N}, [&](const Nest& nn) {
     std::string f = Lowering::access(first, nn.s);
-    return std::vector<std::string>{fmt::format(
-        "{}=min({},if_then_else({}=={},{},{}))", f, f,
-        Lowering::access(x, full_index(x.rank(), red, nn)), Lowering::access(best, nn.s),
-        nn.r[0], N)};
+    return std::vector<std::string>{fmt::format("{}=min({},if_then_else({}=={},{},{}))", f, f,
+                                                Lowering::access(x, full_index(x.rank(), red, nn)),
+                                                Lowering::access(best, nn.s), nn.r[0], N)};
   });
   Tensor out = L.result(dtype, shape);
   L.emit(best.shape, {}, [&](const Nest& nn) {
@@ -135,7 +140,9 @@ Result<Value> first_extreme_index(Lowering& L, const Tensor& x, const std::vecto
 }
 
 // The shape of the node's (first) result.
-const ValueType& first_type(const GraphNode& n) { return n.type.tuple.empty() ? n.type : n.type.tuple[0]; }
+const ValueType& first_type(const GraphNode& n) {
+  return n.type.tuple.empty() ? n.type : n.type.tuple[0];
+}
 
 Result<Value> simple_reduce(Lowering& L, const GraphNode& n, const std::string& combine,
                             bool mean) {
@@ -186,8 +193,9 @@ Handler max_min(const char* which) {
   return [w](Lowering& L, const GraphNode& n) -> Result<Value> {
     auto b = L.arg(n, 1, "other");
     if (!b.ok()) return b.error();
-    const bool elementwise = b->is_tensor() || (b->is_number() && n.type.tuple.empty() &&
-                                                !n.kwargs.contains("dim") && L.has_arg(n, 1, nullptr));
+    const bool elementwise =
+        b->is_tensor() || (b->is_number() && n.type.tuple.empty() && !n.kwargs.contains("dim") &&
+                           L.has_arg(n, 1, nullptr));
     if (elementwise) {
       auto a = L.arg(n, 0, "input");
       if (!a.ok()) return a.error();
@@ -258,8 +266,7 @@ Result<Value> lower_norm(Lowering& L, const GraphNode& n) {
   L.emit(acc.shape, {}, [&](const Nest& nn) {
     std::vector<std::string> oi = keepdim ? keepdim_index(X.rank(), *red, nn.s) : nn.s;
     std::string a = Lowering::access(acc, nn.s);
-    return std::vector<std::string>{Lowering::access(out, oi) + "=" +
-                                    (l1 ? a : "sqrt(" + a + ")")};
+    return std::vector<std::string>{Lowering::access(out, oi) + "=" + (l1 ? a : "sqrt(" + a + ")")};
   });
   return Value::of(out);
 }

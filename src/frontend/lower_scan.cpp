@@ -28,14 +28,17 @@ Result<Value> scan(Lowering& L, const GraphNode& n, const std::string& combine,
   if (!red.ok()) return red.error();
   const int d = (*red)[0];
   Tensor out = L.result(n.type.dtype, X.shape);
-  L.emit(X.shape, {X.shape[d]}, [&](const Nest& nn) {
-    std::vector<std::string> xi = nn.s;
-    xi[d] = nn.r[0];
-    std::string o = Lowering::access(out, nn.s);
-    return std::vector<std::string>{fmt::format("{}={}{}if_then_else({}<={},{},{})", o, o, combine,
-                                                nn.r[0], nn.s[d], Lowering::access(X, xi),
-                                                identity)};
-  }, d == 0 ? 1 : 0);
+  L.emit(
+      X.shape, {X.shape[d]},
+      [&](const Nest& nn) {
+        std::vector<std::string> xi = nn.s;
+        xi[d] = nn.r[0];
+        std::string o = Lowering::access(out, nn.s);
+        return std::vector<std::string>{fmt::format("{}={}{}if_then_else({}<={},{},{})", o, o,
+                                                    combine, nn.r[0], nn.s[d],
+                                                    Lowering::access(X, xi), identity)};
+      },
+      d == 0 ? 1 : 0);
   return Value::of(out);
 }
 

@@ -12,7 +12,7 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kTensorAlphabet = "ACDEFGHIJKMNOQRSWXYZ";  // no B L P T U V
-constexpr const char* kLoopAlphabet = "acdfghijklmnopqrsuw";      // no b e t v x y z
+constexpr const char* kLoopAlphabet = "acdfghijklmnopqrsuw";     // no b e t v x y z
 constexpr int64_t kMaxThreads = 1024;
 
 std::string tensor_name(int i) {
@@ -65,8 +65,8 @@ Lowering::Lowering(const Graph& g, std::string output_node)
   }
   for (const GraphTensor& p : g.params) {
     Tensor t{next_tensor_name(), p.type.dtype, p.type.shape};
-    decls_.push_back({t.name, p.kind == "const" ? leir::TensorRole::kConst
-                                                : leir::TensorRole::kParam,
+    decls_.push_back({t.name,
+                      p.kind == "const" ? leir::TensorRole::kConst : leir::TensorRole::kParam,
                       t.dtype, t.shape});
     leir_to_graph_[t.name] = p.name;
     values_["param:" + p.name] = Value::of(t);
@@ -232,8 +232,8 @@ Result<Tensor> Lowering::module_param(const char* local) const {
                                                      node_->target, node_->name, local));
   auto it = values_.find("param:" + node_->module.at("params").at(local).get<std::string>());
   if (it == values_.end())
-    return Error::make("bad_graph", fmt::format("node '{}': parameter '{}' is not declared",
-                                                node_->name, local));
+    return Error::make(
+        "bad_graph", fmt::format("node '{}': parameter '{}' is not declared", node_->name, local));
   return it->second.tensor;
 }
 
@@ -309,8 +309,8 @@ void Lowering::emit(const std::vector<int64_t>& spatial, const std::vector<int64
   for (size_t i = 0; i < spatial.size(); ++i) {
     std::string v = static_cast<int>(i) == bound ? "tx" : index_var_name(letter++);
     nest.s.push_back(v);
-    header += fmt::format("{}^{{{}}}_{{{}=0}}", static_cast<int>(i) == bound ? 'B' : 'L',
-                          spatial[i], v);
+    header +=
+        fmt::format("{}^{{{}}}_{{{}=0}}", static_cast<int>(i) == bound ? 'B' : 'L', spatial[i], v);
   }
   for (int64_t r : reduction) {
     std::string v = index_var_name(letter++);
@@ -324,14 +324,13 @@ void Lowering::emit(const std::vector<int64_t>& spatial, const std::vector<int64
 }
 
 void Lowering::emit_map(const Tensor& out, const std::function<std::string(const Nest&)>& f) {
-  emit(out.shape, {}, [&](const Nest& n) {
-    return std::vector<std::string>{access(out, n.s) + "=" + f(n)};
-  });
+  emit(out.shape, {},
+       [&](const Nest& n) { return std::vector<std::string>{access(out, n.s) + "=" + f(n)}; });
 }
 
 Result<Value> Lowering::error_unsupported(const std::string& why) const {
-  return Error::make("unsupported_op", fmt::format("op '{}' (node '{}'): {}", node_->target,
-                                                   node_->name, why));
+  return Error::make("unsupported_op",
+                     fmt::format("op '{}' (node '{}'): {}", node_->target, node_->name, why));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -350,8 +349,8 @@ Result<void> Lowering::run(const OpTable& table) {
     if (n.op == "get_attr") {
       auto it = values_.find("param:" + n.target);
       if (it == values_.end())
-        return Error::make("bad_graph", fmt::format("get_attr '{}' names no declared tensor",
-                                                    n.target));
+        return Error::make("bad_graph",
+                           fmt::format("get_attr '{}' names no declared tensor", n.target));
       values_[n.name] = it->second;
       continue;
     }

@@ -95,7 +95,7 @@ class Lowering {
   // Reads `t` broadcast (right-aligned) into an iteration over `vars` of the output shape.
   static std::string read_broadcast(const Tensor& t, const std::vector<int64_t>& out_shape,
                                     const std::vector<std::string>& vars);
-  static std::string number(double v);  // a LEIR literal; negative values parenthesised
+  static std::string number(double v);         // a LEIR literal; negative values parenthesised
   static std::string p(const std::string& e);  // parenthesise a compound expression
 
   // ---- emission ----

@@ -24,10 +24,10 @@ inline constexpr int kChunk = 256;
 struct IndexNode {
   enum class Kind : uint8_t { kConst, kVar, kAdd, kSub, kMul, kFloorDiv, kMod, kNeg, kLoad };
   Kind kind = Kind::kConst;
-  int64_t value = 0;  // kConst
-  int slot = -1;      // kVar
+  int64_t value = 0;   // kConst
+  int slot = -1;       // kVar
   int a = -1, b = -1;  // children (index nodes)
-  int access = -1;    // kLoad: the access whose element value is the index
+  int access = -1;     // kLoad: the access whose element value is the index
 };
 
 // One subscript position: affine (constant + Σ coef·var) or a general index tree.
@@ -54,27 +54,56 @@ struct Access {
 };
 
 enum class ValueOp : uint8_t {
-  kConst, kVar, kLoad, kNeg, kAdd, kSub, kMul, kDiv, kFloorDiv, kMod, kPow, kAnd, kOr,
-  kCompare, kMax, kMin, kExp, kLog, kSqrt, kAbs, kErf, kSelect,
+  kConst,
+  kVar,
+  kLoad,
+  kNeg,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kFloorDiv,
+  kMod,
+  kPow,
+  kAnd,
+  kOr,
+  kCompare,
+  kMax,
+  kMin,
+  kExp,
+  kLog,
+  kSqrt,
+  kAbs,
+  kErf,
+  kSelect,
 };
 
 struct ValueNode {
   ValueOp op = ValueOp::kConst;
-  double value = 0.0;  // kConst
-  int slot = -1;       // kVar
-  int access = -1;     // kLoad
-  std::vector<int> args;                 // child value nodes
+  double value = 0.0;                     // kConst
+  int slot = -1;                          // kVar
+  int access = -1;                        // kLoad
+  std::vector<int> args;                  // child value nodes
   std::vector<leir::CompareOp> compares;  // kCompare: args.size() == compares.size() + 1
 };
 
 // How a statement whose LHS address does not move along the chunk loop folds a chunk of
 // right-hand-side values into the one element (exactly the sequential result, in order).
-enum class Fold : uint8_t { kNone, kAdd, kSubRight, kMul, kMax, kMin, kDivInto, kFloorDivInto,
-                            kModInto };
+enum class Fold : uint8_t {
+  kNone,
+  kAdd,
+  kSubRight,
+  kMul,
+  kMax,
+  kMin,
+  kDivInto,
+  kFloorDivInto,
+  kModInto
+};
 
 struct CompiledStmt {
-  int lhs = -1;   // access
-  int rhs = -1;   // value node
+  int lhs = -1;  // access
+  int rhs = -1;  // value node
   leir::DType dtype = leir::DType::kF64;
   Fold fold = Fold::kNone;
   int fold_operand = -1;  // value node of `e` when fold != kNone

@@ -96,7 +96,8 @@ Accumulation classify_accumulation(const leir::Stmt& s) {
           break;
         }
       }
-      if (acc.self_read == r->lhs().get()) set_fold(op == BinaryOp::kAdd ? Fold::kAdd : Fold::kSubRight, r->rhs());
+      if (acc.self_read == r->lhs().get())
+        set_fold(op == BinaryOp::kAdd ? Fold::kAdd : Fold::kSubRight, r->rhs());
       if (op == BinaryOp::kAdd && acc.self_read == r->rhs().get()) set_fold(Fold::kAdd, r->lhs());
     } else if (op == BinaryOp::kMul) {
       std::vector<ExprRef> factors;
@@ -167,10 +168,11 @@ class Compiler {
     for (const leir::Loop& l : b.loops) {
       for (const Scope& s : scope_)
         if (s.name == l.var)
-          return ill_formed(fmt::format("block {}: loop variable {} is declared twice in one nest",
-                                        top_, l.var));
+          return ill_formed(
+              fmt::format("block {}: loop variable {} is declared twice in one nest", top_, l.var));
       if (l.extent < 1)
-        return ill_formed(fmt::format("block {}: loop {} has extent {} < 1", top_, l.var, l.extent));
+        return ill_formed(
+            fmt::format("block {}: loop {} has extent {} < 1", top_, l.var, l.extent));
       int slot = cp_.num_slots++;
       cp_.slot_names.push_back(l.var);
       scope_.push_back(Scope{l.var, slot, l.extent, l.kind});
@@ -205,7 +207,8 @@ class Compiler {
     cs.ordinal = ordinal_;
     cs.text = text_;
     current_accesses_.clear();
-    if (s.lhs->kind() != ExprKind::kAccess) return ill_formed(where() + ": the LHS is not a tensor");
+    if (s.lhs->kind() != ExprKind::kAccess)
+      return ill_formed(where() + ": the LHS is not a tensor");
     const leir::TensorInfo* t = cp_.table.find(s.lhs->name());
     if (t == nullptr) return ill_formed(where() + ": unknown tensor " + s.lhs->name());
     if (t->role != leir::TensorRole::kOutput && t->role != leir::TensorRole::kIntermediate)
@@ -260,7 +263,8 @@ class Compiler {
         dim.constant = f->constant;
         for (const auto& [var, c] : f->coefs) {
           int slot = find_slot(var);
-          if (slot < 0) return ill_formed(fmt::format("{}: loop variable {} is not in scope", where(), var));
+          if (slot < 0)
+            return ill_formed(fmt::format("{}: loop variable {} is not in scope", where(), var));
           dim.terms.emplace_back(slot, c);
           addr_terms[slot] = leir::sat_add(addr_terms[slot], leir::sat_mul(c, strides[d]));
         }
@@ -301,7 +305,8 @@ class Compiler {
         n.kind = IndexNode::Kind::kVar;
         n.slot = find_slot(e->name());
         if (n.slot < 0)
-          return ill_formed(fmt::format("{}: loop variable {} is not in scope", where(), e->name()));
+          return ill_formed(
+              fmt::format("{}: loop variable {} is not in scope", where(), e->name()));
         break;
       case ExprKind::kNeg:
         n.kind = IndexNode::Kind::kNeg;
@@ -313,11 +318,21 @@ class Compiler {
         break;
       case ExprKind::kBinary: {
         switch (e->binary_op()) {
-          case BinaryOp::kAdd: n.kind = IndexNode::Kind::kAdd; break;
-          case BinaryOp::kSub: n.kind = IndexNode::Kind::kSub; break;
-          case BinaryOp::kMul: n.kind = IndexNode::Kind::kMul; break;
-          case BinaryOp::kFloorDiv: n.kind = IndexNode::Kind::kFloorDiv; break;
-          case BinaryOp::kMod: n.kind = IndexNode::Kind::kMod; break;
+          case BinaryOp::kAdd:
+            n.kind = IndexNode::Kind::kAdd;
+            break;
+          case BinaryOp::kSub:
+            n.kind = IndexNode::Kind::kSub;
+            break;
+          case BinaryOp::kMul:
+            n.kind = IndexNode::Kind::kMul;
+            break;
+          case BinaryOp::kFloorDiv:
+            n.kind = IndexNode::Kind::kFloorDiv;
+            break;
+          case BinaryOp::kMod:
+            n.kind = IndexNode::Kind::kMod;
+            break;
           case BinaryOp::kDiv:
           case BinaryOp::kPow:
           case BinaryOp::kAnd:
@@ -332,8 +347,8 @@ class Compiler {
       case ExprKind::kInf:
       case ExprKind::kCompare:
       case ExprKind::kCall:
-        return ill_formed(fmt::format("{}: {} is not an integer index expression", where(),
-                                      leir::print(e)));
+        return ill_formed(
+            fmt::format("{}: {} is not an integer index expression", where(), leir::print(e)));
     }
     out = static_cast<int>(cp_.indices.size());
     cp_.indices.push_back(n);
@@ -355,7 +370,8 @@ class Compiler {
         n.op = ValueOp::kVar;
         n.slot = find_slot(e->name());
         if (n.slot < 0)
-          return ill_formed(fmt::format("{}: loop variable {} is not in scope", where(), e->name()));
+          return ill_formed(
+              fmt::format("{}: loop variable {} is not in scope", where(), e->name()));
         break;
       case ExprKind::kAccess:
         n.op = ValueOp::kLoad;
@@ -375,15 +391,33 @@ class Compiler {
       }
       case ExprKind::kBinary: {
         switch (e->binary_op()) {
-          case BinaryOp::kAdd: n.op = ValueOp::kAdd; break;
-          case BinaryOp::kSub: n.op = ValueOp::kSub; break;
-          case BinaryOp::kMul: n.op = ValueOp::kMul; break;
-          case BinaryOp::kDiv: n.op = ValueOp::kDiv; break;
-          case BinaryOp::kFloorDiv: n.op = ValueOp::kFloorDiv; break;
-          case BinaryOp::kMod: n.op = ValueOp::kMod; break;
-          case BinaryOp::kPow: n.op = ValueOp::kPow; break;
-          case BinaryOp::kAnd: n.op = ValueOp::kAnd; break;
-          case BinaryOp::kOr: n.op = ValueOp::kOr; break;
+          case BinaryOp::kAdd:
+            n.op = ValueOp::kAdd;
+            break;
+          case BinaryOp::kSub:
+            n.op = ValueOp::kSub;
+            break;
+          case BinaryOp::kMul:
+            n.op = ValueOp::kMul;
+            break;
+          case BinaryOp::kDiv:
+            n.op = ValueOp::kDiv;
+            break;
+          case BinaryOp::kFloorDiv:
+            n.op = ValueOp::kFloorDiv;
+            break;
+          case BinaryOp::kMod:
+            n.op = ValueOp::kMod;
+            break;
+          case BinaryOp::kPow:
+            n.op = ValueOp::kPow;
+            break;
+          case BinaryOp::kAnd:
+            n.op = ValueOp::kAnd;
+            break;
+          case BinaryOp::kOr:
+            n.op = ValueOp::kOr;
+            break;
         }
         int a = -1, b = -1;
         STEPTP_TRY(compile_value(e->lhs(), a));
@@ -404,14 +438,30 @@ class Compiler {
         break;
       case ExprKind::kCall: {
         switch (e->function()) {
-          case Function::kMax: n.op = ValueOp::kMax; break;
-          case Function::kMin: n.op = ValueOp::kMin; break;
-          case Function::kExp: n.op = ValueOp::kExp; break;
-          case Function::kLog: n.op = ValueOp::kLog; break;
-          case Function::kSqrt: n.op = ValueOp::kSqrt; break;
-          case Function::kAbs: n.op = ValueOp::kAbs; break;
-          case Function::kErf: n.op = ValueOp::kErf; break;
-          case Function::kIfThenElse: n.op = ValueOp::kSelect; break;
+          case Function::kMax:
+            n.op = ValueOp::kMax;
+            break;
+          case Function::kMin:
+            n.op = ValueOp::kMin;
+            break;
+          case Function::kExp:
+            n.op = ValueOp::kExp;
+            break;
+          case Function::kLog:
+            n.op = ValueOp::kLog;
+            break;
+          case Function::kSqrt:
+            n.op = ValueOp::kSqrt;
+            break;
+          case Function::kAbs:
+            n.op = ValueOp::kAbs;
+            break;
+          case Function::kErf:
+            n.op = ValueOp::kErf;
+            break;
+          case Function::kIfThenElse:
+            n.op = ValueOp::kSelect;
+            break;
         }
         if (static_cast<int>(e->args().size()) != leir::function_arity(e->function()))
           return ill_formed(fmt::format("{}: {} takes {} arguments, not {}", where(),
@@ -497,7 +547,8 @@ Result<std::unique_ptr<CompiledProgram>> compile_program(const leir::Program& pr
       return ill_formed(fmt::format("tensor {} has dtype {}, which the interpreter cannot execute",
                                     t.name, leir::dtype_name(t.dtype)));
     std::vector<int64_t> strides(t.shape.size(), 1);
-    for (size_t d = t.shape.size(); d-- > 1;) strides[d - 1] = leir::sat_mul(strides[d], t.shape[d]);
+    for (size_t d = t.shape.size(); d-- > 1;)
+      strides[d - 1] = leir::sat_mul(strides[d], t.shape[d]);
     for (int64_t e : t.shape)
       if (e < 0) return ill_formed(fmt::format("tensor {} has a negative extent", t.name));
     int64_t count = leir::element_count(t.shape);
@@ -508,20 +559,24 @@ Result<std::unique_ptr<CompiledProgram>> compile_program(const leir::Program& pr
   if (bytes > options.memory_budget_bytes)
     return Error::make("budget_exceeded",
                        fmt::format("the program's tensors need {} bytes, over the memory budget of "
-                                   "{} bytes", bytes, options.memory_budget_bytes));
+                                   "{} bytes",
+                                   bytes, options.memory_budget_bytes));
 
   Compiler compiler(*cp);
-  for (size_t i = 0; i < program.blocks.size(); ++i) STEPTP_TRY(compiler.compile_top(program.blocks[i], i));
+  for (size_t i = 0; i < program.blocks.size(); ++i)
+    STEPTP_TRY(compiler.compile_top(program.blocks[i], i));
   if (cp->statement_executions > options.work_budget)
-    return Error::make("budget_exceeded",
-                       fmt::format("the program executes {}{} statements, over the work budget of {}",
-                                   cp->statement_executions >= leir::kIndexLimit ? "at least " : "",
-                                   cp->statement_executions, options.work_budget));
+    return Error::make(
+        "budget_exceeded",
+        fmt::format("the program executes {}{} statements, over the work budget of {}",
+                    cp->statement_executions >= leir::kIndexLimit ? "at least " : "",
+                    cp->statement_executions, options.work_budget));
 
   std::vector<bool> tracked_access(cp->accesses.size(), false);
   analyse_races(*cp, compiler.stmt_accesses, compiler.access_parallel, compiler.self_read_access,
                 tracked_access);
-  for (TopBlock& tb : cp->blocks) decide_chunking(*cp, tb.block, compiler.stmt_accesses, tracked_access);
+  for (TopBlock& tb : cp->blocks)
+    decide_chunking(*cp, tb.block, compiler.stmt_accesses, tracked_access);
   return cp;
 }
 

@@ -52,12 +52,18 @@ inline double vmin(double a, double b) { return (a != a || b != b) ? a + b : (b 
 
 bool compare(leir::CompareOp op, double a, double b) {
   switch (op) {
-    case leir::CompareOp::kLt: return a < b;
-    case leir::CompareOp::kLe: return a <= b;
-    case leir::CompareOp::kGt: return a > b;
-    case leir::CompareOp::kGe: return a >= b;
-    case leir::CompareOp::kEq: return a == b;
-    case leir::CompareOp::kNe: return a != b;
+    case leir::CompareOp::kLt:
+      return a < b;
+    case leir::CompareOp::kLe:
+      return a <= b;
+    case leir::CompareOp::kGt:
+      return a > b;
+    case leir::CompareOp::kGe:
+      return a >= b;
+    case leir::CompareOp::kEq:
+      return a == b;
+    case leir::CompareOp::kNe:
+      return a != b;
   }
   return false;
 }
@@ -101,11 +107,11 @@ class Executor {
       if (info.role != leir::TensorRole::kOutput) continue;
       if (checks_ && written_count_[t] != cp_.sizes[t]) {
         int64_t first = std::find(written_[t].begin(), written_[t].end(), 0) - written_[t].begin();
-        return Error::make("incomplete_output",
-                           fmt::format("output {} is incomplete: element {} is never written "
-                                       "({} of {} elements written)",
-                                       info.name, tuple_text(unravel(t, first)), written_count_[t],
-                                       cp_.sizes[t]));
+        return Error::make(
+            "incomplete_output",
+            fmt::format("output {} is incomplete: element {} is never written "
+                        "({} of {} elements written)",
+                        info.name, tuple_text(unravel(t, first)), written_count_[t], cp_.sizes[t]));
       }
       outputs.push_back(leir::TensorData{info.name, info.dtype, info.shape, std::move(data_[t])});
     }
@@ -126,8 +132,8 @@ class Executor {
       const leir::TensorInfo* info = cp_.table.find(in.name);
       if (info == nullptr || info->role == leir::TensorRole::kOutput ||
           info->role == leir::TensorRole::kIntermediate)
-        return Error::make("bad_input", fmt::format("{} is not a declared input, param or const",
-                                                    in.name));
+        return Error::make("bad_input",
+                           fmt::format("{} is not a declared input, param or const", in.name));
       size_t t = static_cast<size_t>(info - cp_.table.tensors.data());
       if (bound[t]) return Error::make("bad_input", fmt::format("{} is given twice", in.name));
       if (in.shape != info->shape || in.dtype != info->dtype ||
@@ -144,11 +150,11 @@ class Executor {
     }
     for (size_t t = 0; t < n; ++t) {
       const leir::TensorInfo& info = cp_.table.tensors[t];
-      bool computed = info.role == leir::TensorRole::kOutput ||
-                      info.role == leir::TensorRole::kIntermediate;
+      bool computed =
+          info.role == leir::TensorRole::kOutput || info.role == leir::TensorRole::kIntermediate;
       if (!computed && !bound[t])
-        return Error::make("bad_input", fmt::format("missing {} {}", leir::tensor_role_name(info.role),
-                                                    info.name));
+        return Error::make("bad_input", fmt::format("missing {} {}",
+                                                    leir::tensor_role_name(info.role), info.name));
       if (computed) {
         data_[t].assign(static_cast<size_t>(cp_.sizes[t]), 0.0);
         base_[t] = data_[t].data();
@@ -235,8 +241,12 @@ class Executor {
     const IndexNode& n = cp_.indices[node];
     int64_t a = 0, b = 0;
     switch (n.kind) {
-      case IndexNode::Kind::kConst: out = n.value; return true;
-      case IndexNode::Kind::kVar: out = var(n.slot, lane); return true;
+      case IndexNode::Kind::kConst:
+        out = n.value;
+        return true;
+      case IndexNode::Kind::kVar:
+        out = var(n.slot, lane);
+        return true;
       case IndexNode::Kind::kLoad: {
         double v = 0;
         if (!read_one(cp_.accesses[n.access], lane, v)) return false;
@@ -258,9 +268,15 @@ class Executor {
     }
     if (!eval_index(n.a, lane, a) || !eval_index(n.b, lane, b)) return false;
     switch (n.kind) {
-      case IndexNode::Kind::kAdd: out = leir::sat_add(a, b); return true;
-      case IndexNode::Kind::kSub: out = leir::sat_add(a, -b); return true;
-      case IndexNode::Kind::kMul: out = leir::sat_mul(a, b); return true;
+      case IndexNode::Kind::kAdd:
+        out = leir::sat_add(a, b);
+        return true;
+      case IndexNode::Kind::kSub:
+        out = leir::sat_add(a, -b);
+        return true;
+      case IndexNode::Kind::kMul:
+        out = leir::sat_mul(a, b);
+        return true;
       case IndexNode::Kind::kFloorDiv:
       case IndexNode::Kind::kMod:
         if (b == 0) return fail("out_of_bounds", "index division by zero");
@@ -290,7 +306,8 @@ class Executor {
       const DimIndex& di = a.dims[d];
       int64_t v = di.constant;
       if (di.affine) {
-        for (const auto& [slot, c] : di.terms) v = leir::sat_add(v, leir::sat_mul(c, var(slot, lane)));
+        for (const auto& [slot, c] : di.terms)
+          v = leir::sat_add(v, leir::sat_mul(c, var(slot, lane)));
       } else if (!eval_index(di.node, lane, v)) {
         return false;
       }
@@ -299,10 +316,10 @@ class Executor {
     addr = 0;
     for (size_t d = 0; d < a.dims.size(); ++d) {
       if (idx[d] < 0 || idx[d] >= shape[d])
-        return fail("out_of_bounds",
-                    fmt::format("{} of {}{} is out of bounds for shape {}",
-                                a.is_write ? "write" : "read", cp_.table.tensors[a.tensor].name,
-                                tuple_text(idx), tuple_text(shape)));
+        return fail(
+            "out_of_bounds",
+            fmt::format("{} of {}{} is out of bounds for shape {}", a.is_write ? "write" : "read",
+                        cp_.table.tensors[a.tensor].name, tuple_text(idx), tuple_text(shape)));
       addr += idx[d] * strides[d];
     }
     return true;
@@ -330,7 +347,8 @@ class Executor {
     int64_t& r = reader_[a.tensor][addr];
     if (w != kNobody && w != me) return race_error(a, addr, me, w, true);
     if (a.is_write) {
-      if (r != kNobody && r != me) return race_error(a, addr, me, r == kManyReaders ? -1 : r, false);
+      if (r != kNobody && r != me)
+        return race_error(a, addr, me, r == kManyReaders ? -1 : r, false);
       w = me;
     } else {
       r = (r == kNobody || r == me) ? me : kManyReaders;
@@ -347,10 +365,9 @@ class Executor {
         return true;
       }
       if (checks_)
-        return fail("uninitialized_read",
-                    fmt::format("reads {}{}, which was never written",
-                                cp_.table.tensors[a.tensor].name,
-                                tuple_text(unravel(a.tensor, addr))));
+        return fail("uninitialized_read", fmt::format("reads {}{}, which was never written",
+                                                      cp_.table.tensors[a.tensor].name,
+                                                      tuple_text(unravel(a.tensor, addr))));
     }
     if (checks_ && a.track_race && !track(a, addr, lane)) return false;
     out = base_[a.tensor][addr];
@@ -368,7 +385,8 @@ class Executor {
     const Access& a = cp_.accesses[node.access];
     const double* data = base_[a.tensor];
     bool complete = written_[a.tensor].empty() || written_count_[a.tensor] == cp_.sizes[a.tensor];
-    if (a.affine && a.static_in_bounds && complete && !(a.track_race && checks_) && mask == nullptr) {
+    if (a.affine && a.static_in_bounds && complete && !(a.track_race && checks_) &&
+        mask == nullptr) {
       int64_t start = affine_start(a);
       int64_t stride = lane_stride(a);
       if (stride == 1) return data + start;
@@ -404,7 +422,8 @@ class Executor {
       return out;
     };
     switch (node.op) {
-      case ValueOp::kConst: return out;
+      case ValueOp::kConst:
+        return out;
       case ValueOp::kVar: {
         int64_t base = vars_[node.slot];
         if (node.slot == lane_slot_) {
@@ -414,24 +433,42 @@ class Executor {
         }
         return out;
       }
-      case ValueOp::kLoad: return load(node, out, n, mask);
-      case ValueOp::kNeg: return unary([](double x) { return -x; });
-      case ValueOp::kAdd: return binary([](double x, double y) { return x + y; });
-      case ValueOp::kSub: return binary([](double x, double y) { return x - y; });
-      case ValueOp::kMul: return binary([](double x, double y) { return x * y; });
-      case ValueOp::kDiv: return binary([](double x, double y) { return x / y; });
-      case ValueOp::kFloorDiv: return binary(py_floor_div);
-      case ValueOp::kMod: return binary(py_mod);
-      case ValueOp::kPow: return binary([](double x, double y) { return std::pow(x, y); });
-      case ValueOp::kAnd: return binary([](double x, double y) { return (x != 0 && y != 0) ? 1.0 : 0.0; });
-      case ValueOp::kOr: return binary([](double x, double y) { return (x != 0 || y != 0) ? 1.0 : 0.0; });
-      case ValueOp::kMax: return binary(vmax);
-      case ValueOp::kMin: return binary(vmin);
-      case ValueOp::kExp: return unary([](double x) { return stp_exp(x); });  // as the C kernels
-      case ValueOp::kLog: return unary([](double x) { return stp_log(x); });  // as the C kernels
-      case ValueOp::kSqrt: return unary([](double x) { return std::sqrt(x); });
-      case ValueOp::kAbs: return unary([](double x) { return std::fabs(x); });
-      case ValueOp::kErf: return unary([](double x) { return std::erf(x); });
+      case ValueOp::kLoad:
+        return load(node, out, n, mask);
+      case ValueOp::kNeg:
+        return unary([](double x) { return -x; });
+      case ValueOp::kAdd:
+        return binary([](double x, double y) { return x + y; });
+      case ValueOp::kSub:
+        return binary([](double x, double y) { return x - y; });
+      case ValueOp::kMul:
+        return binary([](double x, double y) { return x * y; });
+      case ValueOp::kDiv:
+        return binary([](double x, double y) { return x / y; });
+      case ValueOp::kFloorDiv:
+        return binary(py_floor_div);
+      case ValueOp::kMod:
+        return binary(py_mod);
+      case ValueOp::kPow:
+        return binary([](double x, double y) { return std::pow(x, y); });
+      case ValueOp::kAnd:
+        return binary([](double x, double y) { return (x != 0 && y != 0) ? 1.0 : 0.0; });
+      case ValueOp::kOr:
+        return binary([](double x, double y) { return (x != 0 || y != 0) ? 1.0 : 0.0; });
+      case ValueOp::kMax:
+        return binary(vmax);
+      case ValueOp::kMin:
+        return binary(vmin);
+      case ValueOp::kExp:
+        return unary([](double x) { return stp_exp(x); });  // as the C kernels
+      case ValueOp::kLog:
+        return unary([](double x) { return stp_log(x); });  // as the C kernels
+      case ValueOp::kSqrt:
+        return unary([](double x) { return std::sqrt(x); });
+      case ValueOp::kAbs:
+        return unary([](double x) { return std::fabs(x); });
+      case ValueOp::kErf:
+        return unary([](double x) { return std::erf(x); });
       case ValueOp::kCompare: {
         const double* x = eval(node.args[0], n, mask);
         if (x == nullptr) return nullptr;
@@ -445,7 +482,8 @@ class Executor {
         }
         return out;
       }
-      case ValueOp::kSelect: return select(node, id, out, n, mask);
+      case ValueOp::kSelect:
+        return select(node, id, out, n, mask);
     }
     return nullptr;
   }
@@ -542,15 +580,32 @@ class Executor {
       }
     };
     switch (s.fold) {
-      case Fold::kAdd: run([](double a, double b) { return a + b; }); break;
-      case Fold::kSubRight: run([](double a, double b) { return a - b; }); break;
-      case Fold::kMul: run([](double a, double b) { return a * b; }); break;
-      case Fold::kMax: run(vmax); break;
-      case Fold::kMin: run(vmin); break;
-      case Fold::kDivInto: run([](double a, double b) { return b / a; }); break;
-      case Fold::kFloorDivInto: run([](double a, double b) { return py_floor_div(b, a); }); break;
-      case Fold::kModInto: run([](double a, double b) { return py_mod(b, a); }); break;
-      case Fold::kNone: break;
+      case Fold::kAdd:
+        run([](double a, double b) { return a + b; });
+        break;
+      case Fold::kSubRight:
+        run([](double a, double b) { return a - b; });
+        break;
+      case Fold::kMul:
+        run([](double a, double b) { return a * b; });
+        break;
+      case Fold::kMax:
+        run(vmax);
+        break;
+      case Fold::kMin:
+        run(vmin);
+        break;
+      case Fold::kDivInto:
+        run([](double a, double b) { return b / a; });
+        break;
+      case Fold::kFloorDivInto:
+        run([](double a, double b) { return py_floor_div(b, a); });
+        break;
+      case Fold::kModInto:
+        run([](double a, double b) { return py_mod(b, a); });
+        break;
+      case Fold::kNone:
+        break;
     }
     base_[t][addr] = x;
     mark_written(t, addr);

@@ -132,8 +132,10 @@ std::optional<Interval> index_interval(const Expr& e, const VarRanges& ranges) {
       auto r = index_interval(*e.rhs(), ranges);
       if (!l || !r) return std::nullopt;
       switch (e.binary_op()) {
-        case BinaryOp::kAdd: return Interval{sat_add(l->lo, r->lo), sat_add(l->hi, r->hi)};
-        case BinaryOp::kSub: return Interval{sat_add(l->lo, -r->hi), sat_add(l->hi, -r->lo)};
+        case BinaryOp::kAdd:
+          return Interval{sat_add(l->lo, r->lo), sat_add(l->hi, r->hi)};
+        case BinaryOp::kSub:
+          return Interval{sat_add(l->lo, -r->hi), sat_add(l->hi, -r->lo)};
         case BinaryOp::kMul:
           return hull4(sat_mul(l->lo, r->lo), sat_mul(l->lo, r->hi), sat_mul(l->hi, r->lo),
                        sat_mul(l->hi, r->hi));

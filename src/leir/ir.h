@@ -21,32 +21,48 @@ namespace steptp::leir {
 // ---------------------------------------------------------------------------------------------
 
 enum class DType : uint8_t {
-  kF16, kBF16, kF32, kF64,
-  kI8, kI16, kI32, kI64,
-  kU8, kU16, kU32, kU64,
-  kBool, kC64, kC128,
-  kF8E4M3FN, kF8E4M3FNUZ, kF8E5M2, kU4, kI4,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
+  kI8,
+  kI16,
+  kI32,
+  kI64,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kBool,
+  kC64,
+  kC128,
+  kF8E4M3FN,
+  kF8E4M3FNUZ,
+  kF8E5M2,
+  kU4,
+  kI4,
 };
 inline constexpr DType kAllDTypes[] = {
-    DType::kF16, DType::kBF16, DType::kF32, DType::kF64, DType::kI8, DType::kI16, DType::kI32,
-    DType::kI64, DType::kU8, DType::kU16, DType::kU32, DType::kU64, DType::kBool, DType::kC64,
-    DType::kC128, DType::kF8E4M3FN, DType::kF8E4M3FNUZ, DType::kF8E5M2, DType::kU4, DType::kI4};
+    DType::kF16,      DType::kBF16,       DType::kF32,    DType::kF64, DType::kI8,
+    DType::kI16,      DType::kI32,        DType::kI64,    DType::kU8,  DType::kU16,
+    DType::kU32,      DType::kU64,        DType::kBool,   DType::kC64, DType::kC128,
+    DType::kF8E4M3FN, DType::kF8E4M3FNUZ, DType::kF8E5M2, DType::kU4,  DType::kI4};
 
 std::string_view dtype_name(DType t);                      // "f64", "bf16", "bool", ...
 std::optional<DType> dtype_from_name(std::string_view s);  // inverse of dtype_name
-bool is_float(DType t);     // f16 bf16 f32 f64 (the fp8 types count too)
-bool is_integer(DType t);   // signed/unsigned ints incl. u4/i4
-bool is_complex(DType t);   // c64 c128: parsed and printed, not executable
+bool is_float(DType t);       // f16 bf16 f32 f64 (the fp8 types count too)
+bool is_integer(DType t);     // signed/unsigned ints incl. u4/i4
+bool is_complex(DType t);     // c64 c128: parsed and printed, not executable
 bool is_executable(DType t);  // what the interpreter and code generators support
 
 enum class Scope : uint8_t { kGlobal, kShared, kLocal };
-char scope_letter(Scope s);                        // 'g' 's' 'l'
+char scope_letter(Scope s);  // 'g' 's' 'l'
 std::optional<Scope> scope_from_letter(char c);
 
 enum class LoopKind : uint8_t { kSerial, kBound, kParallel, kVectorized, kUnrolled };
-char loop_kind_letter(LoopKind k);                 // 'L' 'B' 'P' 'V' 'U'
+char loop_kind_letter(LoopKind k);  // 'L' 'B' 'P' 'V' 'U'
 std::optional<LoopKind> loop_kind_from_letter(char c);
-std::string_view loop_kind_name(LoopKind k);       // "serial", "bound", ...
+std::string_view loop_kind_name(LoopKind k);  // "serial", "bound", ...
 
 // ---------------------------------------------------------------------------------------------
 // Expressions
@@ -233,7 +249,7 @@ size_t hash_value(const Program& p);  // structural; equal programs hash equal
 int64_t element_count(const std::vector<int64_t>& shape);  // 1 for a scalar; saturates at INT64_MAX
 
 // Tensor-name and loop-variable spelling rules of the surface syntax.
-bool is_tensor_name(std::string_view s);  // [A-Z][a-z]*
+bool is_tensor_name(std::string_view s);     // [A-Z][a-z]*
 bool is_index_var_name(std::string_view s);  // [a-z]+, not a function name, not "inf"
 
 }  // namespace steptp::leir

@@ -118,8 +118,7 @@ Token Lexer::scan() {
     return Token{TokenKind::kPunct, text_.substr(start, 1), start};
   }
   if (c == '!') return error_at(start, 1, "'!' is only valid as part of '!='");
-  if (c == '#')
-    return error_at(start, 1, "'#' starts a comment only at the beginning of a line");
+  if (c == '#') return error_at(start, 1, "'#' starts a comment only at the beginning of a line");
   if (c == '.') return error_at(start, 1, "a number must start with a digit (write 0.5, not .5)");
   std::string shown;
   if (c >= 0x21 && c <= 0x7e) {

@@ -35,12 +35,14 @@ struct ParseFailure {
 
 std::string describe(const Token& t) {
   switch (t.kind) {
-    case TokenKind::kEnd: return "end of input";
+    case TokenKind::kEnd:
+      return "end of input";
     case TokenKind::kUpperWord:
     case TokenKind::kLowerWord:
     case TokenKind::kNumber:
     case TokenKind::kPunct:
-    case TokenKind::kError: break;
+    case TokenKind::kError:
+      break;
   }
   constexpr size_t kShown = 24;
   if (t.text.size() > kShown) return "'" + std::string(t.text.substr(0, kShown)) + "...'";
@@ -87,8 +89,8 @@ class Parser {
   ExprRef whole_expr() {
     ExprRef e = expr().e;
     if (lex_.peek().kind != TokenKind::kEnd)
-      fail(lex_.peek(), "expected an operator or the end of the expression, found " +
-                            describe(lex_.peek()));
+      fail(lex_.peek(),
+           "expected an operator or the end of the expression, found " + describe(lex_.peek()));
     return e;
   }
 
@@ -149,8 +151,7 @@ class Parser {
     const Token& t = lex_.peek();
     if (!t.is("[")) {
       if (b.loops.empty() && top_level) top_level_start_error(t);
-      fail(t, "expected another loop header or '[' to open the block's body, found " +
-                  describe(t));
+      fail(t, "expected another loop header or '[' to open the block's body, found " + describe(t));
     }
     lex_.next();
     while (!lex_.peek().is("]")) {
@@ -162,8 +163,10 @@ class Parser {
       } else if (it.kind == TokenKind::kEnd) {
         fail(it, "block is missing its closing ']' (found end of input)");
       } else {
-        fail(it, "expected a statement (a tensor such as 'C^{f64,g}_{tx}=...') or a nested "
-                 "block, found " + describe(it));
+        fail(it,
+             "expected a statement (a tensor such as 'C^{f64,g}_{tx}=...') or a nested "
+             "block, found " +
+                 describe(it));
       }
     }
     if (b.body.empty())
@@ -188,8 +191,7 @@ class Parser {
     Token kind = lex_.next();
     std::optional<LoopKind> k;
     if (kind.text.size() == 1) k = loop_kind_from_letter(kind.text[0]);
-    if (!k)
-      fail(kind, "unknown loop kind " + describe(kind) + " (expected L, B, P, V or U)");
+    if (!k) fail(kind, "unknown loop kind " + describe(kind) + " (expected L, B, P, V or U)");
     lex_.next();  // '^'
     lex_.next();  // '{'
     Token ext = lex_.next();
@@ -205,14 +207,14 @@ class Parser {
     expect("{", "expected '{' to open the loop variable '_{var=0}'");
     Token var = lex_.next();
     if (var.kind != TokenKind::kLowerWord)
-      fail(var, "expected a loop variable (lower-case letters) in '_{var=0}', found " +
-                    describe(var));
+      fail(var,
+           "expected a loop variable (lower-case letters) in '_{var=0}', found " + describe(var));
     check_index_var_name(var);
     expect("=", "expected '=0' after the loop variable");
     Token start = lex_.peek();
     if (!(start.kind == TokenKind::kNumber && start.text == "0"))
-      fail(start, "loop start must be 0 (loops always run from 0 to extent-1), found " +
-                      describe(start));
+      fail(start,
+           "loop start must be 0 (loops always run from 0 to extent-1), found " + describe(start));
     lex_.next();
     expect("}", "expected '}' after the loop start");
     return Loop{*k, *extent, std::string(var.text)};
@@ -239,8 +241,8 @@ class Parser {
     return or_expr();
   }
 
-  Node binary_level(Node (Parser::*operand)(), std::initializer_list<std::pair<std::string_view,
-                                                                               BinaryOp>> ops) {
+  Node binary_level(Node (Parser::*operand)(),
+                    std::initializer_list<std::pair<std::string_view, BinaryOp>> ops) {
     Node lhs = (this->*operand)();
     for (;;) {
       const Token& t = lex_.peek();
@@ -329,8 +331,10 @@ class Parser {
           fail(t, "number too large: " + describe(t) + " does not fit in a double");
         return Node{Expr::number_from_spelling(std::move(spelling)), 1};
       }
-      case TokenKind::kUpperWord: return access();
-      case TokenKind::kLowerWord: return word();
+      case TokenKind::kUpperWord:
+        return access();
+      case TokenKind::kLowerWord:
+        return word();
       case TokenKind::kPunct:
         if (t.is("(")) {
           lex_.next();
@@ -340,10 +344,13 @@ class Parser {
         }
         break;
       case TokenKind::kEnd:
-      case TokenKind::kError: break;
+      case TokenKind::kError:
+        break;
     }
-    fail(t, "expected a value (a number, inf, a loop variable, a tensor, a function call or "
-            "'('), found " + describe(t));
+    fail(t,
+         "expected a value (a number, inf, a loop variable, a tensor, a function call or "
+         "'('), found " +
+             describe(t));
   }
 
   Node word() {
@@ -377,22 +384,24 @@ class Parser {
         continue;
       }
       if (t.is(")")) break;
-      fail(t, "expected ',' or ')' in the arguments of " + describe(name) + ", found " +
-                  describe(t));
+      fail(t,
+           "expected ',' or ')' in the arguments of " + describe(name) + ", found " + describe(t));
     }
     lex_.next();  // ')'
     int arity = function_arity(f);
     if (static_cast<int>(args.size()) != arity)
       fail_at(name.offset, describe(name) + " takes " + std::to_string(arity) + " argument" +
-                  (arity == 1 ? "" : "s") + ", found " + std::to_string(args.size()));
+                               (arity == 1 ? "" : "s") + ", found " + std::to_string(args.size()));
     return make(Expr::call(f, std::move(args)), height + 1, name.offset);
   }
 
   Node access() {
     const Token name = lex_.next();
     if (name.kind != TokenKind::kUpperWord)
-      fail(name, "expected a tensor name (a capital letter followed by lower-case letters), "
-                 "found " + describe(name));
+      fail(name,
+           "expected a tensor name (a capital letter followed by lower-case letters), "
+           "found " +
+               describe(name));
     if (!is_tensor_name(name.text))
       fail(name, describe(name) +
                      " is not a tensor name (one capital letter followed by lower-case letters)");
@@ -406,18 +415,17 @@ class Parser {
     if (dt.kind == TokenKind::kLowerWord) dtype = dtype_from_name(dt.text);
     if (!dtype) {
       if (dt.kind == TokenKind::kLowerWord)
-        fail(dt, "unknown dtype " + describe(dt) + " (expected one of " +
-                     std::string(kDTypeList) + ")");
-      fail(dt, "expected a dtype such as f64 in the superscript of " + describe(name) +
-                   ", found " + describe(dt));
+        fail(dt, "unknown dtype " + describe(dt) + " (expected one of " + std::string(kDTypeList) +
+                     ")");
+      fail(dt, "expected a dtype such as f64 in the superscript of " + describe(name) + ", found " +
+                   describe(dt));
     }
     expect(",", "expected ',' between dtype and scope in a superscript");
     Token sc = lex_.next();
     std::optional<Scope> scope;
     if (sc.kind == TokenKind::kLowerWord && sc.text.size() == 1)
       scope = scope_from_letter(sc.text[0]);
-    if (!scope)
-      fail(sc, "unknown scope " + describe(sc) + " (expected g, s or l)");
+    if (!scope) fail(sc, "unknown scope " + describe(sc) + " (expected g, s or l)");
     expect("}", "expected '}' to close the superscript '^{dtype,scope}'");
     std::vector<ExprRef> indices;
     int height = 0;
@@ -474,8 +482,10 @@ class DeclLineParser {
     size_t name_at = pos_;
     std::string_view name = word();
     if (!is_tensor_name(name))
-      fail(name_at, "expected a tensor name (a capital letter followed by lower-case letters) "
-                    "after '" + std::string(role) + "', found " + shown(name_at, name));
+      fail(name_at,
+           "expected a tensor name (a capital letter followed by lower-case letters) "
+           "after '" +
+               std::string(role) + "', found " + shown(name_at, name));
     d.name = std::string(name);
     need_blank("after the tensor name '" + d.name + "'");
     size_t dtype_at = pos_;
@@ -488,8 +498,9 @@ class DeclLineParser {
                                       std::string(kDTypeList) + ")");
     d.dtype = *dtype;
     skip_blanks();
-    if (!take('[')) fail(pos_, "expected '[' to open the shape (write [] for a scalar), found " +
-                                   shown(pos_, {}));
+    if (!take('['))
+      fail(pos_,
+           "expected '[' to open the shape (write [] for a scalar), found " + shown(pos_, {}));
     skip_blanks();
     if (!take(']')) {
       for (;;) {
@@ -580,8 +591,8 @@ bool is_blank_or_comment_line(std::string_view text, size_t begin, size_t end) {
 
 // Reads declaration lines from the top; returns the offset where the body starts. With
 // `only_declarations`, any other non-comment line is an error.
-size_t read_declarations(std::string_view text, std::string_view file,
-                         std::vector<TensorDecl>& out, bool only_declarations) {
+size_t read_declarations(std::string_view text, std::string_view file, std::vector<TensorDecl>& out,
+                         bool only_declarations) {
   size_t pos = 0;
   while (pos < text.size()) {
     size_t eol = text.find('\n', pos);

@@ -30,20 +30,28 @@ int precedence(const Expr& e) {
     case ExprKind::kInf:
     case ExprKind::kIndexVar:
     case ExprKind::kAccess:
-    case ExprKind::kCall: return kPrimary;
-    case ExprKind::kNeg: return kUnary;
-    case ExprKind::kCompare: return kCompare;
+    case ExprKind::kCall:
+      return kPrimary;
+    case ExprKind::kNeg:
+      return kUnary;
+    case ExprKind::kCompare:
+      return kCompare;
     case ExprKind::kBinary:
       switch (e.binary_op()) {
-        case BinaryOp::kOr: return kOr;
-        case BinaryOp::kAnd: return kAnd;
+        case BinaryOp::kOr:
+          return kOr;
+        case BinaryOp::kAnd:
+          return kAnd;
         case BinaryOp::kAdd:
-        case BinaryOp::kSub: return kAdditive;
+        case BinaryOp::kSub:
+          return kAdditive;
         case BinaryOp::kMul:
         case BinaryOp::kDiv:
         case BinaryOp::kFloorDiv:
-        case BinaryOp::kMod: return kMultiplicative;
-        case BinaryOp::kPow: return kPower;
+        case BinaryOp::kMod:
+          return kMultiplicative;
+        case BinaryOp::kPow:
+          return kPower;
       }
       break;
   }
@@ -73,9 +81,15 @@ void print_list(std::string& out, const std::vector<ExprRef>& items) {
 // Prints the node itself; its own grouping mark is handled by the caller.
 void print_to(std::string& out, const Expr& e) {
   switch (e.kind()) {
-    case ExprKind::kNumber: out += e.number_spelling(); return;
-    case ExprKind::kInf: out += "inf"; return;
-    case ExprKind::kIndexVar: out += e.name(); return;
+    case ExprKind::kNumber:
+      out += e.number_spelling();
+      return;
+    case ExprKind::kInf:
+      out += "inf";
+      return;
+    case ExprKind::kIndexVar:
+      out += e.name();
+      return;
     case ExprKind::kAccess:
       out += e.name();
       out += "^{";

@@ -14,9 +14,9 @@ namespace steptp::leir {
 
 std::string print(const Expr& e);
 std::string print(const ExprRef& e);
-std::string print(const Stmt& s);       // "C^{f64,g}_{tx}=A^{f64,g}_{tx}" (no trailing ';')
-std::string print(const Loop& l);       // "B^{16}_{tx=0}"
-std::string print(const Block& b);      // "B^{16}_{tx=0}[...;];"
+std::string print(const Stmt& s);   // "C^{f64,g}_{tx}=A^{f64,g}_{tx}" (no trailing ';')
+std::string print(const Loop& l);   // "B^{16}_{tx=0}"
+std::string print(const Block& b);  // "B^{16}_{tx=0}[...;];"
 std::string print_body(const std::vector<Block>& blocks);
 std::string print(const TensorDecl& d);  // "input A f64[16,1024]"
 // The program file: declarations one per line, then the body on one line, newline-terminated.

@@ -1,7 +1,7 @@
 #include "leir/tensor_data.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -48,24 +48,44 @@ double wrap_integer(double v, int bits, bool is_signed) {
 
 double round_to_dtype(double v, DType t) {
   switch (t) {
-    case DType::kF64: return v;
-    case DType::kF32: return static_cast<double>(static_cast<float>(v));
-    case DType::kF16: return round_to_format(v, 10, -14, 15);
-    case DType::kBF16: return round_to_format(v, 7, -126, 127);
-    case DType::kF8E4M3FN: case DType::kF8E4M3FNUZ: return round_to_format(v, 3, -6, 8);
-    case DType::kF8E5M2: return round_to_format(v, 2, -14, 15);
-    case DType::kI8: return wrap_integer(v, 8, true);
-    case DType::kI16: return wrap_integer(v, 16, true);
-    case DType::kI32: return wrap_integer(v, 32, true);
-    case DType::kI64: return wrap_integer(v, 64, true);
-    case DType::kU8: return wrap_integer(v, 8, false);
-    case DType::kU16: return wrap_integer(v, 16, false);
-    case DType::kU32: return wrap_integer(v, 32, false);
-    case DType::kU64: return wrap_integer(v, 64, false);
-    case DType::kI4: return wrap_integer(v, 4, true);
-    case DType::kU4: return wrap_integer(v, 4, false);
-    case DType::kBool: return (v != 0.0 && !std::isnan(v)) ? 1.0 : (std::isnan(v) ? 1.0 : 0.0);
-    case DType::kC64: case DType::kC128: return v;
+    case DType::kF64:
+      return v;
+    case DType::kF32:
+      return static_cast<double>(static_cast<float>(v));
+    case DType::kF16:
+      return round_to_format(v, 10, -14, 15);
+    case DType::kBF16:
+      return round_to_format(v, 7, -126, 127);
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3FNUZ:
+      return round_to_format(v, 3, -6, 8);
+    case DType::kF8E5M2:
+      return round_to_format(v, 2, -14, 15);
+    case DType::kI8:
+      return wrap_integer(v, 8, true);
+    case DType::kI16:
+      return wrap_integer(v, 16, true);
+    case DType::kI32:
+      return wrap_integer(v, 32, true);
+    case DType::kI64:
+      return wrap_integer(v, 64, true);
+    case DType::kU8:
+      return wrap_integer(v, 8, false);
+    case DType::kU16:
+      return wrap_integer(v, 16, false);
+    case DType::kU32:
+      return wrap_integer(v, 32, false);
+    case DType::kU64:
+      return wrap_integer(v, 64, false);
+    case DType::kI4:
+      return wrap_integer(v, 4, true);
+    case DType::kU4:
+      return wrap_integer(v, 4, false);
+    case DType::kBool:
+      return (v != 0.0 && !std::isnan(v)) ? 1.0 : (std::isnan(v) ? 1.0 : 0.0);
+    case DType::kC64:
+    case DType::kC128:
+      return v;
   }
   return v;
 }

@@ -29,7 +29,7 @@ struct Pending {
   size_t rank = 0;
   bool written = false;
   std::vector<Interval> box;  // union of written index intervals, per dimension
-  std::string first_reader;  // a statement that reads it, for the "never written" message
+  std::string first_reader;   // a statement that reads it, for the "never written" message
 };
 
 Error ill_formed(std::string message) { return Error::make("ill_formed", std::move(message)); }
@@ -57,8 +57,8 @@ Result<TensorTable> infer_tensor_table(const Program& p) {
     auto it = index_of.find(access.name());
     if (it == index_of.end()) {
       Pending fresh;
-      fresh.info = TensorInfo{access.name(), TensorRole::kIntermediate, access.dtype(),
-                              access.scope(), {}};
+      fresh.info =
+          TensorInfo{access.name(), TensorRole::kIntermediate, access.dtype(), access.scope(), {}};
       fresh.rank = access.indices().size();
       fresh.first_reader = fmt::format("block {}, statement {}", block, ordinal);
       it = index_of.emplace(access.name(), pending.size()).first;
@@ -66,10 +66,11 @@ Result<TensorTable> infer_tensor_table(const Program& p) {
     }
     Pending& t = pending[it->second];
     if (!failure && (t.rank != access.indices().size() || t.info.dtype != access.dtype())) {
-      failure = ill_formed(fmt::format(
-          "intermediate {} is referenced as {}-d {} in block {}, statement {}, but first as {}-d {}",
-          access.name(), access.indices().size(), dtype_name(access.dtype()), block, ordinal,
-          t.rank, dtype_name(t.info.dtype)));
+      failure =
+          ill_formed(fmt::format("intermediate {} is referenced as {}-d {} in block {}, statement "
+                                 "{}, but first as {}-d {}",
+                                 access.name(), access.indices().size(), dtype_name(access.dtype()),
+                                 block, ordinal, t.rank, dtype_name(t.info.dtype)));
     }
     return &t;
   };
@@ -124,12 +125,14 @@ Result<TensorTable> infer_tensor_table(const Program& p) {
 
   for (Pending& t : pending) {
     if (!t.written)
-      return ill_formed(fmt::format("intermediate {} is read ({}) but never written",
-                                    t.info.name, t.first_reader));
+      return ill_formed(fmt::format("intermediate {} is read ({}) but never written", t.info.name,
+                                    t.first_reader));
     for (const Interval& iv : t.box) t.info.shape.push_back(iv.hi + 1);
     if (element_count(t.info.shape) >= kIndexLimit)
-      return ill_formed(fmt::format("intermediate {} has an inferred shape {} whose element "
-                                    "count overflows", t.info.name, shape_text(t.info.shape)));
+      return ill_formed(
+          fmt::format("intermediate {} has an inferred shape {} whose element "
+                      "count overflows",
+                      t.info.name, shape_text(t.info.shape)));
     table.tensors.push_back(std::move(t.info));
   }
   return table;

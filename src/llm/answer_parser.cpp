@@ -1,12 +1,12 @@
 // llm/answer_parser.cpp — locate the answer, extract one JSON value, validate every entry.
 #include "llm/answer_parser.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
-#include <optional>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "llm/untrusted_json.h"
 
@@ -52,8 +52,7 @@ const nlohmann::json* find_key(const nlohmann::json& obj, std::string_view key) 
   if (it != obj.end()) return &*it;
   for (auto i = obj.begin(); i != obj.end(); ++i) {
     const std::string& k = i.key();
-    if (k.size() == key.size() &&
-        std::equal(k.begin(), k.end(), key.begin(), [](char a, char b) {
+    if (k.size() == key.size() && std::equal(k.begin(), k.end(), key.begin(), [](char a, char b) {
           return std::tolower(static_cast<unsigned char>(a)) ==
                  std::tolower(static_cast<unsigned char>(b));
         }))
@@ -92,8 +91,8 @@ Result<Candidate> validate_entry(const nlohmann::json& entry, const StrategyName
   const std::string written = name->get<std::string>();
   c.applied_strategy = known.canonical(written);
   if (c.applied_strategy.empty())
-    return Error::make("unknown_strategy", fmt::format("{}: '{}' is not a known strategy", where,
-                                                       excerpt(written)));
+    return Error::make("unknown_strategy",
+                       fmt::format("{}: '{}' is not a known strategy", where, excerpt(written)));
   return c;
 }
 
@@ -107,7 +106,8 @@ std::string StrategyNames::canonical(std::string_view written) const {
   std::string name;
   for (char ch : written) {
     unsigned char c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c)) name += static_cast<char>(std::tolower(c));
+    if (std::isalnum(c))
+      name += static_cast<char>(std::tolower(c));
     else if ((c == ' ' || c == '_' || c == '-') && !name.empty() && name.back() != '_')
       name += '_';
     else if (c == '`' || c == '\'' || c == '"' || std::isspace(c))
@@ -157,8 +157,10 @@ std::string python_literal_to_json(std::string_view text) {
       for (; j < text.size() && text[j] != '\''; ++j) {
         if (text[j] == '\\' && j + 1 < text.size()) {
           char e = text[++j];
-          if (e == '\'') out += '\'';
-          else out += '\\', out += e;
+          if (e == '\'')
+            out += '\'';
+          else
+            out += '\\', out += e;
         } else if (text[j] == '"') {
           out += "\\\"";
         } else {
@@ -207,7 +209,8 @@ Result<ParsedAnswer> parse_answer(std::string_view text, const StrategyNames& kn
       return Error::make("no_answer_block",
                          "the output has neither an <answer> block nor a JSON value");
     return Error::make("bad_json", fmt::format("the answer block holds no JSON object or list: "
-                                               "'{}'", excerpt(*block)));
+                                               "'{}'",
+                                               excerpt(*block)));
   }
   std::string_view json_text = source.substr(span->first, span->second - span->first);
   JsonLimits limits{options.max_text_bytes, options.max_json_depth};
@@ -226,7 +229,8 @@ Result<ParsedAnswer> parse_answer(std::string_view text, const StrategyNames& kn
     if (v.empty()) return Error::make("empty_list", "the answer is an empty list");
     if (v.size() > options.max_candidates)
       return Error::make("too_many", fmt::format("the answer lists {} entries, over the limit of "
-                                                 "{}", v.size(), options.max_candidates));
+                                                 "{}",
+                                                 v.size(), options.max_candidates));
     for (size_t i = 0; i < v.size(); ++i) {
       auto c = validate_entry(v[i], known, fmt::format("answer entry {}", i));
       if (!c) return std::move(c).error();

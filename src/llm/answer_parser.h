@@ -39,7 +39,7 @@ struct Candidate {
 };
 
 struct ParsedAnswer {
-  bool is_list = false;             // the model answered with a JSON list
+  bool is_list = false;               // the model answered with a JSON list
   std::vector<Candidate> candidates;  // in answer order; never empty on success
 };
 
@@ -47,7 +47,7 @@ struct ParseOptions {
   size_t max_text_bytes = 16u << 20;
   int max_json_depth = 32;
   size_t max_candidates = 64;
-  bool allow_bare_json = true;      // accept a JSON answer with no <answer> tags
+  bool allow_bare_json = true;  // accept a JSON answer with no <answer> tags
 };
 
 // Error categories (one per way an answer can be unusable):

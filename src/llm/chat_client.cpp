@@ -2,6 +2,7 @@
 // per attempt so that worker threads share nothing but the usage counters and the semaphore).
 #include "llm/chat_client.h"
 
+#include <fmt/format.h>
 #include <httplib.h>
 
 #include <algorithm>
@@ -11,10 +12,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <mutex>
-#include <thread>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "llm/untrusted_json.h"
 
@@ -27,7 +26,7 @@ struct ParsedUrl {
   std::string scheme;  // "http" | "https"
   std::string host;
   int port = 0;
-  std::string path;    // the full request path, ".../chat/completions"
+  std::string path;  // the full request path, ".../chat/completions"
 };
 
 Result<ParsedUrl> parse_base_url(const std::string& url) {
@@ -35,7 +34,8 @@ Result<ParsedUrl> parse_base_url(const std::string& url) {
   size_t sep = url.find("://");
   if (sep == std::string::npos)
     return Error::make("llm_config", fmt::format("endpoint '{}' has no scheme; write "
-                                                 "http://host:port or https://host", url));
+                                                 "http://host:port or https://host",
+                                                 url));
   out.scheme = url.substr(0, sep);
   if (out.scheme != "http" && out.scheme != "https")
     return Error::make("llm_config",
@@ -45,8 +45,9 @@ Result<ParsedUrl> parse_base_url(const std::string& url) {
   std::string authority = rest.substr(0, slash);
   std::string path = slash == std::string::npos ? "" : rest.substr(slash);
   if (authority.find('@') != std::string::npos)
-    return Error::make("llm_config", "credentials in the endpoint URL are not supported; set "
-                                     "STEPTP_API_KEY instead");
+    return Error::make("llm_config",
+                       "credentials in the endpoint URL are not supported; set "
+                       "STEPTP_API_KEY instead");
   size_t colon = authority.rfind(':');
   out.host = authority.substr(0, colon);
   out.port = out.scheme == "https" ? 443 : 80;
@@ -65,9 +66,12 @@ Result<ParsedUrl> parse_base_url(const std::string& url) {
   auto ends_with = [&](std::string_view s) {
     return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
   };
-  if (ends_with("/chat/completions")) out.path = path;
-  else if (ends_with("/v1")) out.path = path + "/chat/completions";
-  else out.path = path + "/v1/chat/completions";
+  if (ends_with("/chat/completions"))
+    out.path = path;
+  else if (ends_with("/v1"))
+    out.path = path + "/chat/completions";
+  else
+    out.path = path + "/v1/chat/completions";
   return out;
 }
 
@@ -99,8 +103,8 @@ struct AttemptResult {
   bool retryable = false;
   double retry_after_s = -1;  // from a Retry-After header, when given
   double seconds = 0;
-  int http_status = 0;        // 0: no HTTP response
-  std::string body;           // the response body as received (capped)
+  int http_status = 0;  // 0: no HTTP response
+  std::string body;     // the response body as received (capped)
 };
 
 bool retryable_status(int status) { return status == 408 || status == 429 || status >= 500; }
@@ -237,17 +241,16 @@ struct ChatClient::Impl {
       out.retryable = true;
       switch (err) {
         case httplib::Error::ConnectionTimeout:
-          out.result = Error::make("llm_timeout", fmt::format("no connection to {}:{} within {} s",
-                                                              url.host, url.port,
-                                                              o.connect_timeout_s));
+          out.result =
+              Error::make("llm_timeout", fmt::format("no connection to {}:{} within {} s", url.host,
+                                                     url.port, o.connect_timeout_s));
           return out;
         case httplib::Error::Read:
         case httplib::Error::Write:
           // httplib reports an expired read timeout as a read error; tell them apart by time.
           if (out.seconds >= 0.9 * o.read_timeout_s) {
-            out.result = Error::make("llm_timeout",
-                                     fmt::format("no complete response within {} s",
-                                                 o.read_timeout_s));
+            out.result = Error::make(
+                "llm_timeout", fmt::format("no complete response within {} s", o.read_timeout_s));
             return out;
           }
           break;
@@ -259,9 +262,9 @@ struct ChatClient::Impl {
         default:
           break;
       }
-      out.result = Error::make("llm_connection",
-                               fmt::format("request to {}://{}:{}{} failed: {}", url.scheme,
-                                           url.host, url.port, req.path, httplib::to_string(err)));
+      out.result = Error::make(
+          "llm_connection", fmt::format("request to {}://{}:{}{} failed: {}", url.scheme, url.host,
+                                        url.port, req.path, httplib::to_string(err)));
       return out;
     }
     if (res.status < 200 || res.status >= 300) {
@@ -276,8 +279,10 @@ struct ChatClient::Impl {
                                                        body_excerpt(received)));
       return out;
     }
-    if (get_path.empty()) out.result = parse_chat_response(received);
-    else out.result = Completion{};
+    if (get_path.empty())
+      out.result = parse_chat_response(received);
+    else
+      out.result = Completion{};
     return out;
   }
 
@@ -434,8 +439,8 @@ Result<void> ChatClient::check_models_route() {
             ids.push_back(m["id"].get<std::string>());
       if (ids.empty() || std::find(ids.begin(), ids.end(), options_.model) != ids.end()) return {};
       return Error::make("llm_unknown_model",
-                         fmt::format("it does not serve model '{}' (it serves: {})",
-                                     options_.model, fmt::join(ids, ", ")));
+                         fmt::format("it does not serve model '{}' (it serves: {})", options_.model,
+                                     fmt::join(ids, ", ")));
     }
     const bool retry = a.retryable && attempt <= options_.max_retries;
     if (!retry) {
@@ -498,7 +503,8 @@ std::vector<Result<Completion>> ChatClient::complete_batch(
       if (on_done) on_done(i, results[i]);
     }
   };
-  size_t threads = std::min<size_t>(static_cast<size_t>(options_.concurrency), conversations.size());
+  size_t threads =
+      std::min<size_t>(static_cast<size_t>(options_.concurrency), conversations.size());
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   if (threads > 0) worker();

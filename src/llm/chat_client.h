@@ -4,7 +4,8 @@
 //
 // It knows nothing about LEIR or answers: it moves messages and text. Every failure is a typed
 // Error ("llm_config", "llm_connection", "llm_timeout", "llm_http", "llm_bad_response",
-// "llm_too_large", "llm_unknown_model", "llm_cancelled"); nothing a server sends can crash it. The API key is never logged or rendered.
+// "llm_too_large", "llm_unknown_model", "llm_cancelled"); nothing a server sends can crash it. The
+// API key is never logged or rendered.
 #pragma once
 
 #include <cstdint>
@@ -13,11 +14,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "support/error.h"
 
@@ -29,8 +29,8 @@ struct ChatMessage {
 };
 
 struct SamplingParams {
-  int n = 1;                    // samples per request
-  double temperature = 0.0;     // 0 = greedy on every server we target
+  int n = 1;                 // samples per request
+  double temperature = 0.0;  // 0 = greedy on every server we target
   int max_tokens = 8192;
   std::optional<double> top_p;
   std::optional<int64_t> seed;  // forwarded when set; servers may ignore it
@@ -43,13 +43,13 @@ struct ClientOptions {
   // because the system cpp-httplib is built with OpenSSL.
   std::string base_url;
   std::string model;
-  std::string api_key;                // empty: no Authorization header
+  std::string api_key;  // empty: no Authorization header
   double connect_timeout_s = 10.0;
-  double read_timeout_s = 600.0;      // per attempt: generation of long CoTs is slow
-  int max_retries = 3;                // extra attempts after the first, on 429/5xx/timeouts
-  double backoff_initial_s = 1.0;     // doubled per retry ...
-  double backoff_max_s = 30.0;        // ... up to this (also caps a server's Retry-After)
-  int concurrency = 4;                // requests in flight at once, over all callers
+  double read_timeout_s = 600.0;   // per attempt: generation of long CoTs is slow
+  int max_retries = 3;             // extra attempts after the first, on 429/5xx/timeouts
+  double backoff_initial_s = 1.0;  // doubled per retry ...
+  double backoff_max_s = 30.0;     // ... up to this (also caps a server's Retry-After)
+  int concurrency = 4;             // requests in flight at once, over all callers
   size_t max_response_bytes = 64u << 20;
   // Appends one JSONL line per HTTP attempt (request, response, latency, token usage); null: none.
   std::shared_ptr<class Transcript> transcript;
@@ -85,23 +85,23 @@ struct Choice {
 };
 
 struct Completion {
-  std::vector<Choice> choices;   // at least one
+  std::vector<Choice> choices;  // at least one
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
-  int attempts = 1;              // HTTP attempts this call took
+  int attempts = 1;  // HTTP attempts this call took
 };
 
 struct Usage {
-  int64_t calls = 0;              // complete() calls
-  int64_t requests = 0;           // HTTP attempts (calls + retries)
+  int64_t calls = 0;     // complete() calls
+  int64_t requests = 0;  // HTTP attempts (calls + retries)
   int64_t retries = 0;
   int64_t succeeded = 0;
-  int64_t failed = 0;             // calls that ended in an error
+  int64_t failed = 0;  // calls that ended in an error
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
   std::map<std::string, int64_t> failures_by_reason;  // final error category of failed calls
   std::map<std::string, int64_t> retries_by_reason;   // why an attempt was retried
-  double seconds_in_requests = 0; // summed wall time of attempts (not of backoff waits)
+  double seconds_in_requests = 0;  // summed wall time of attempts (not of backoff waits)
 };
 
 class ChatClient {

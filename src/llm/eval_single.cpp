@@ -1,12 +1,12 @@
 // llm/eval_single.cpp — reading questions, scoring answers, running the batch.
 #include "llm/eval_single.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "leir/parser.h"
 #include "llm/untrusted_json.h"
@@ -39,8 +39,8 @@ Result<std::vector<ChatMessage>> read_messages(const nlohmann::json& j, std::str
     return bad_record(file, line, "no \"messages\" array");
   std::vector<ChatMessage> all;
   for (const nlohmann::json& m : *messages) {
-    if (!m.is_object() || !m.contains("role") || !m.contains("content") ||
-        !m["role"].is_string() || !m["content"].is_string())
+    if (!m.is_object() || !m.contains("role") || !m.contains("content") || !m["role"].is_string() ||
+        !m["content"].is_string())
       return bad_record(file, line, "every message needs string \"role\" and \"content\"");
     std::string role = m["role"].get<std::string>();
     if (role != "system" && role != "user" && role != "assistant")
@@ -55,8 +55,10 @@ Result<Record> read_record(const nlohmann::json& j, std::string_view file, size_
   Record r;
   r.id = fmt::format("line {}", line);
   if (auto id = j.find("id"); id != j.end()) {
-    if (id->is_string()) r.id = id->get<std::string>();
-    else if (id->is_number_integer()) r.id = std::to_string(id->get<int64_t>());
+    if (id->is_string())
+      r.id = id->get<std::string>();
+    else if (id->is_number_integer())
+      r.id = std::to_string(id->get<int64_t>());
   }
   auto messages = read_messages(j, file, line);
   if (!messages) return std::move(messages).error();
@@ -65,8 +67,8 @@ Result<Record> read_record(const nlohmann::json& j, std::string_view file, size_
     r.answer = all.back().content;
     all.pop_back();
   }
-  auto user = std::find_if(all.rbegin(), all.rend(),
-                           [](const ChatMessage& m) { return m.role == "user"; });
+  auto user =
+      std::find_if(all.rbegin(), all.rend(), [](const ChatMessage& m) { return m.role == "user"; });
   if (user == all.rend()) return bad_record(file, line, "no user message to send");
 
   // The original program: an explicit field, else the prompt's own declarations and body.
@@ -82,8 +84,9 @@ Result<Record> read_record(const nlohmann::json& j, std::string_view file, size_
   } else {
     auto parsed = prompt::parse_user_message(user->content);
     if (!parsed)
-      return bad_record(file, line, parsed.error().message +
-                                        " (give an \"original_program\" field for other prompts)");
+      return bad_record(
+          file, line,
+          parsed.error().message + " (give an \"original_program\" field for other prompts)");
     r.task = parsed->task;
     r.asked = parsed->num_answers;
     program_text = parsed->declarations + parsed->program + "\n";
@@ -318,27 +321,27 @@ Result<EvalReport> evaluate_single_step(
   // requests still in flight.
   client.complete_batch(conversations, options.sampling,
                         [&](size_t i, const Result<Completion>& r) {
-    QuestionOutcome o;
-    if (!r.ok() && is_endpoint_failure(r.error())) {
-      std::lock_guard lock(mu);
-      if (!fatal || fatal->category == "llm_cancelled") fatal = r.error();
-      client.cancel();
-      return;
-    }
-    if (r.ok()) {
-      const Choice& c = r->choices.front();
-      o = score_answer(questions[i], c.text(), options);
-    } else {
-      o.id = questions[i].id;
-      o.task = questions[i].task;
-      o.asked = questions[i].asked;
-      fail(o.failure, o.detail, r.error().category, r.error().message);
-    }
-    std::lock_guard lock(mu);
-    correct += o.correct;
-    outcomes[i] = std::move(o);
-    if (progress) progress(++done, n, correct);
-  });
+                          QuestionOutcome o;
+                          if (!r.ok() && is_endpoint_failure(r.error())) {
+                            std::lock_guard lock(mu);
+                            if (!fatal || fatal->category == "llm_cancelled") fatal = r.error();
+                            client.cancel();
+                            return;
+                          }
+                          if (r.ok()) {
+                            const Choice& c = r->choices.front();
+                            o = score_answer(questions[i], c.text(), options);
+                          } else {
+                            o.id = questions[i].id;
+                            o.task = questions[i].task;
+                            o.asked = questions[i].asked;
+                            fail(o.failure, o.detail, r.error().category, r.error().message);
+                          }
+                          std::lock_guard lock(mu);
+                          correct += o.correct;
+                          outcomes[i] = std::move(o);
+                          if (progress) progress(++done, n, correct);
+                        });
   if (fatal)
     return Error::make(fatal->category,
                        fmt::format("endpoint {}: {}", client.endpoint(), fatal->message));
@@ -349,7 +352,7 @@ Result<EvalReport> evaluate_single_step(
 }
 
 nlohmann::json CandidateOutcome::to_json() const {
-  return {{"claimed", claimed}, {"step", step},       {"legal", legal}, {"equivalent", equivalent},
+  return {{"claimed", claimed}, {"step", step},       {"legal", legal},  {"equivalent", equivalent},
           {"matched", matched}, {"failure", failure}, {"detail", detail}};
 }
 
@@ -413,9 +416,9 @@ nlohmann::json EvalReport::to_json(bool per_question) const {
 
 std::string EvalReport::render() const {
   auto pct = [](int64_t k, int64_t n) { return fmt::format("{:5.1f}%", 100.0 * rate(k, n)); };
-  std::string out = fmt::format("{} questions ({} records): {} correct, accuracy {}\n",
-                                overall.total, records, overall.correct,
-                                pct(overall.correct, overall.total));
+  std::string out =
+      fmt::format("{} questions ({} records): {} correct, accuracy {}\n", overall.total, records,
+                  overall.correct, pct(overall.correct, overall.total));
   out += fmt::format("  parsed {}  legal step {}  verified equivalent {}  matched {}\n",
                      pct(overall.parsed, overall.total), pct(overall.legal, overall.total),
                      pct(overall.equivalent, overall.total), pct(overall.matched, overall.total));
@@ -431,10 +434,11 @@ std::string EvalReport::render() const {
     for (const auto& [reason, count] : failures_by_reason)
       out += fmt::format("    {:<24} {}\n", reason, count);
   }
-  out += fmt::format("  llm: {} calls, {} requests, {} retries, {} failed; tokens {} prompt + {} "
-                     "completion; {:.1f} s\n",
-                     usage.calls, usage.requests, usage.retries, usage.failed,
-                     usage.prompt_tokens, usage.completion_tokens, seconds);
+  out += fmt::format(
+      "  llm: {} calls, {} requests, {} retries, {} failed; tokens {} prompt + {} "
+      "completion; {:.1f} s\n",
+      usage.calls, usage.requests, usage.retries, usage.failed, usage.prompt_tokens,
+      usage.completion_tokens, seconds);
   return out;
 }
 

@@ -12,11 +12,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "leir/ir.h"
 #include "llm/answer_parser.h"
@@ -33,14 +32,14 @@ struct Reference {
 };
 
 struct EvalQuestion {
-  std::string id;                     // the first record's "id", else "line N"
-  std::vector<ChatMessage> prompt;    // the messages sent: every message before the answer
-  std::string task;                   // the workload named by the prompt ("" if unknown)
+  std::string id;                   // the first record's "id", else "line N"
+  std::vector<ChatMessage> prompt;  // the messages sent: every message before the answer
+  std::string task;                 // the workload named by the prompt ("" if unknown)
   leir::Program original;
-  int asked = 1;                      // answers the prompt asks for (>= 2: a list)
-  std::vector<Reference> references;  // of every record with this prompt, de-duplicated
+  int asked = 1;                               // answers the prompt asks for (>= 2: a list)
+  std::vector<Reference> references;           // of every record with this prompt, de-duplicated
   std::vector<std::string> reference_answers;  // raw assistant texts, in record order
-  int records = 0;                    // records that share this prompt
+  int records = 0;                             // records that share this prompt
   bool multi() const { return asked >= 2; }
 };
 
@@ -53,9 +52,9 @@ Result<std::vector<EvalQuestion>> read_eval_questions(std::string_view jsonl,
                                                       std::string_view file = "<data>");
 
 struct CandidateOutcome {
-  std::string claimed;   // the strategy the answer names
-  std::string step;      // the legal site that gives the program ("" when none does)
-  bool legal = false;    // a site of the claimed strategy turns the original into it
+  std::string claimed;  // the strategy the answer names
+  std::string step;     // the legal site that gives the program ("" when none does)
+  bool legal = false;   // a site of the claimed strategy turns the original into it
   bool equivalent = false;
   bool matched = false;  // (claimed, program) is one of the question's references
   std::string failure;   // why it is not correct ("" when it is)
@@ -87,18 +86,18 @@ struct RateCounts {
 struct EvalOptions {
   SamplingParams sampling;
   verify::VerifyOptions verify;
-  StrategyNames known;        // names an answer may use
-  std::string default_system; // prepended when a question has no system message ("" = none)
-  size_t limit = 0;           // evaluate only the first N questions (0 = all)
+  StrategyNames known;         // names an answer may use
+  std::string default_system;  // prepended when a question has no system message ("" = none)
+  size_t limit = 0;            // evaluate only the first N questions (0 = all)
 };
 
 struct EvalReport {
-  RateCounts overall;                          // over questions
+  RateCounts overall;                              // over questions
   std::map<std::string, RateCounts> per_strategy;  // over candidates, by the strategy named
   std::map<std::string, int64_t> failures_by_reason;
   Usage usage;
   double seconds = 0;
-  int64_t records = 0;                  // records behind the questions evaluated
+  int64_t records = 0;                     // records behind the questions evaluated
   std::vector<QuestionOutcome> questions;  // input order
   // {"questions", "correct", "accuracy", "records", "rates", "per_strategy", "failures_by_reason",
   //  "usage", "seconds"} (+ "per_question" when asked).

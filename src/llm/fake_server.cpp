@@ -1,14 +1,13 @@
 // llm/fake_server.cpp — the scripted OpenAI-compatible server (httplib::Server on a thread).
 #include "llm/fake_server.h"
 
+#include <fmt/format.h>
 #include <httplib.h>
 
 #include <algorithm>
 #include <condition_variable>
 #include <csignal>
 #include <thread>
-
-#include <fmt/format.h>
 
 namespace steptp::llm {
 
@@ -127,7 +126,8 @@ std::unique_ptr<FakeServer> FakeServer::scripted(std::vector<FakeReply> replies)
                        std::make_move_iterator(replies.end()));
   return std::make_unique<FakeServer>([script](const FakeRequest&) {
     std::lock_guard lock(script->mu);
-    if (script->queue.empty()) return FakeReply::http_error(500, "{\"error\":\"script exhausted\"}");
+    if (script->queue.empty())
+      return FakeReply::http_error(500, "{\"error\":\"script exhausted\"}");
     FakeReply r = std::move(script->queue.front());
     script->queue.pop_front();
     return r;

@@ -12,10 +12,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "llm/chat_client.h"
 #include "support/error.h"
@@ -24,9 +23,9 @@ namespace steptp::llm {
 
 struct FakeReply {
   int status = 200;
-  std::string body;                          // sent verbatim
+  std::string body;  // sent verbatim
   std::map<std::string, std::string> headers;
-  std::chrono::milliseconds delay{0};        // wait before answering (cut short by stop())
+  std::chrono::milliseconds delay{0};  // wait before answering (cut short by stop())
 
   // A well-formed completion with one choice per text; usage counts are given explicitly so
   // tests can check the client's accounting.

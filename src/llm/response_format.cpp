@@ -22,13 +22,14 @@ Result<std::optional<nlohmann::json>> response_format(std::string_view mode,
   if (mode == "json_schema")
     return std::optional<nlohmann::json>(
         {{"type", "json_schema"},
-         {"json_schema", {{"name", "steptp_step"}, {"strict", true},
-                          {"schema", answer_schema(names)}}}});
+         {"json_schema",
+          {{"name", "steptp_step"}, {"strict", true}, {"schema", answer_schema(names)}}}});
   if (mode == "json_object")
     return std::optional<nlohmann::json>(
         {{"type", "json_object"}, {"schema", answer_schema(names)}});
   return Error::make("bad_flags", fmt::format("unknown constrained decoding '{}' (expected none, "
-                                              "json_schema or json_object)", mode));
+                                              "json_schema or json_object)",
+                                              mode));
 }
 
 }  // namespace steptp::llm

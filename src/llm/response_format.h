@@ -6,10 +6,9 @@
 // reads such a bare JSON object like a tagged one.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "llm/answer_parser.h"
 #include "support/error.h"

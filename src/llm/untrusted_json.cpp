@@ -1,11 +1,11 @@
 // llm/untrusted_json.cpp — bounded JSON parsing for text we did not write.
 #include "llm/untrusted_json.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace steptp::llm {
 
@@ -15,13 +15,18 @@ int json_nesting_depth(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;  // the escaped character cannot close the string
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;  // the escaped character cannot close the string
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') deepest = std::max(deepest, ++depth);
-    else if ((c == '}' || c == ']') && depth > 0) --depth;
+    if (c == '"')
+      in_string = true;
+    else if (c == '{' || c == '[')
+      deepest = std::max(deepest, ++depth);
+    else if ((c == '}' || c == ']') && depth > 0)
+      --depth;
   }
   return deepest;
 }
@@ -35,9 +40,9 @@ Result<nlohmann::json> parse_untrusted_json(std::string_view text, std::string_v
   // nlohmann's DOM handles deep nesting poorly (recursive destruction); refuse it up front.
   int depth = json_nesting_depth(text);
   if (depth > limits.max_depth)
-    return Error::make(std::string(category),
-                       fmt::format("JSON nesting depth {} exceeds the limit of {}", depth,
-                                   limits.max_depth));
+    return Error::make(
+        std::string(category),
+        fmt::format("JSON nesting depth {} exceeds the limit of {}", depth, limits.max_depth));
   nlohmann::json value = nlohmann::json::parse(text.begin(), text.end(), nullptr,
                                                /*allow_exceptions=*/false);
   if (value.is_discarded()) {
@@ -62,8 +67,10 @@ std::optional<std::pair<size_t, size_t>> find_json_value(std::string_view text) 
   for (size_t i = begin; i < text.size(); ++i) {
     char c = text[i];
     if (quote != 0) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
       continue;
     }
     if (c == '"' || c == '\'') {

@@ -114,8 +114,8 @@ Result<PromptInput> parse_user_message(std::string_view text) {
     while (text.substr(pos, kHistoryItem.size()) == kHistoryItem) {
       size_t end = text.find('\n', pos);
       if (end == std::string_view::npos) return bad_prompt("an unterminated history line");
-      in.history.emplace_back(text.substr(pos + kHistoryItem.size(),
-                                          end - pos - kHistoryItem.size()));
+      in.history.emplace_back(
+          text.substr(pos + kHistoryItem.size(), end - pos - kHistoryItem.size()));
       pos = end + 1;
     }
   }

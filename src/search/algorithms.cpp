@@ -5,12 +5,18 @@ namespace steptp::search {
 
 std::string_view algorithm_name(Algorithm a) {
   switch (a) {
-    case Algorithm::kChain: return "chain";
-    case Algorithm::kGreedy: return "greedy";
-    case Algorithm::kBeam: return "beam";
-    case Algorithm::kDfs: return "dfs";
-    case Algorithm::kBfs: return "bfs";
-    case Algorithm::kMcts: return "mcts";
+    case Algorithm::kChain:
+      return "chain";
+    case Algorithm::kGreedy:
+      return "greedy";
+    case Algorithm::kBeam:
+      return "beam";
+    case Algorithm::kDfs:
+      return "dfs";
+    case Algorithm::kBfs:
+      return "bfs";
+    case Algorithm::kMcts:
+      return "mcts";
   }
   return "?";
 }
@@ -30,12 +36,18 @@ std::optional<Algorithm> algorithm_from_name(std::string_view s) {
 
 void run(Algorithm a, Engine& engine) {
   switch (a) {
-    case Algorithm::kChain: return run_chain(engine);
-    case Algorithm::kGreedy: return run_greedy(engine);
-    case Algorithm::kBeam: return run_beam(engine);
-    case Algorithm::kDfs: return run_dfs(engine);
-    case Algorithm::kBfs: return run_bfs(engine);
-    case Algorithm::kMcts: return run_mcts(engine);
+    case Algorithm::kChain:
+      return run_chain(engine);
+    case Algorithm::kGreedy:
+      return run_greedy(engine);
+    case Algorithm::kBeam:
+      return run_beam(engine);
+    case Algorithm::kDfs:
+      return run_dfs(engine);
+    case Algorithm::kBfs:
+      return run_bfs(engine);
+    case Algorithm::kMcts:
+      return run_mcts(engine);
   }
 }
 

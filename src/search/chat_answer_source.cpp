@@ -6,8 +6,8 @@ namespace steptp::search {
 Result<std::vector<std::string>> ChatAnswerSource::answers(const prompt::PromptInput& question,
                                                            int n) {
   n = std::max(1, n);
-  const std::vector<llm::ChatMessage> messages = {
-      {"system", std::string(prompt::system_message())}, {"user", prompt::user_message(question)}};
+  const std::vector<llm::ChatMessage> messages = {{"system", std::string(prompt::system_message())},
+                                                  {"user", prompt::user_message(question)}};
   std::vector<std::string> out;
   for (int request = 0; static_cast<int>(out.size()) < n && request < n; ++request) {
     llm::SamplingParams params;
@@ -19,8 +19,7 @@ Result<std::vector<std::string>> ChatAnswerSource::answers(const prompt::PromptI
     Result<llm::Completion> completion = client_->complete(messages, params);
     if (!completion.ok()) return std::move(completion).error();
     for (const llm::Choice& c : completion->choices)
-      if (static_cast<int>(out.size()) < n)
-        out.push_back(c.text());
+      if (static_cast<int>(out.size()) < n) out.push_back(c.text());
   }
   return out;
 }

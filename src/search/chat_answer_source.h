@@ -3,10 +3,9 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "llm/chat_client.h"
 #include "search/llm_policy.h"
@@ -24,8 +23,8 @@ class ChatAnswerSource final : public AnswerSource {
  public:
   ChatAnswerSource(std::unique_ptr<llm::ChatClient> client, ChatSourceOptions options)
       : client_(std::move(client)), options_(std::move(options)) {}
-  // Each choice's text (llm::Choice::text). A server that returns fewer than n choices (many ignore "n") is asked again, with the next
-  // seeds, until n answers are in.
+  // Each choice's text (llm::Choice::text). A server that returns fewer than n choices (many ignore
+  // "n") is asked again, with the next seeds, until n answers are in.
   Result<std::vector<std::string>> answers(const prompt::PromptInput& question, int n) override;
   llm::Usage usage() const { return client_->usage(); }
   llm::ChatClient& client() { return *client_; }

@@ -6,8 +6,12 @@ namespace steptp::search {
 CompiledEvaluator::CompiledEvaluator(leir::Program initial, CompiledEvaluatorOptions options)
     : initial_(std::move(initial)), options_(options) {
   switch (options_.engine) {
-    case VerifyEngineChoice::kInterpreter: engine_ = verify::Engine::kInterpreter; break;
-    case VerifyEngineChoice::kCompiled: engine_ = verify::Engine::kCompiled; break;
+    case VerifyEngineChoice::kInterpreter:
+      engine_ = verify::Engine::kInterpreter;
+      break;
+    case VerifyEngineChoice::kCompiled:
+      engine_ = verify::Engine::kCompiled;
+      break;
     case VerifyEngineChoice::kAuto:
       engine_ = codegen::static_work(initial_) <= options_.interpreter_work_limit
                     ? verify::Engine::kInterpreter
@@ -16,9 +20,10 @@ CompiledEvaluator::CompiledEvaluator(leir::Program initial, CompiledEvaluatorOpt
   }
   if (engine_ != verify::Engine::kInterpreter && !verify::has_compiled_engine()) {
     // The verifier cannot depend on codegen; whoever uses both installs the compiled engine.
-    verify::set_compiled_engine([](const leir::Program& p, const std::vector<leir::TensorData>& in) {
-      return codegen::run_compiled(p, in);
-    });
+    verify::set_compiled_engine(
+        [](const leir::Program& p, const std::vector<leir::TensorData>& in) {
+          return codegen::run_compiled(p, in);
+        });
   }
 }
 

@@ -22,7 +22,7 @@ namespace steptp::search {
 enum class VerifyEngineChoice { kAuto, kInterpreter, kCompiled };
 
 struct CompiledEvaluatorOptions {
-  codegen::TimingOptions timing;           // threads, warm-up, repeats (the same for all)
+  codegen::TimingOptions timing;  // threads, warm-up, repeats (the same for all)
   VerifyEngineChoice engine = VerifyEngineChoice::kAuto;
   int64_t interpreter_work_limit = 30'000'000;
   int verify_seeds = 2;

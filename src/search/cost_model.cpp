@@ -145,11 +145,16 @@ CallCost library_call_cost(const leir::Expr& e) {
   }
   if (e.kind() != leir::ExprKind::kCall) return {};
   switch (e.function()) {
-    case leir::Function::kExp: return {28, false};
-    case leir::Function::kLog: return {15, false};
-    case leir::Function::kErf: return {28, false};
-    case leir::Function::kSqrt: return {1, false};
-    default: return {};
+    case leir::Function::kExp:
+      return {28, false};
+    case leir::Function::kLog:
+      return {15, false};
+    case leir::Function::kErf:
+      return {28, false};
+    case leir::Function::kSqrt:
+      return {1, false};
+    default:
+      return {};
   }
 }
 
@@ -175,8 +180,8 @@ double memory_traffic(const leir::Program& p, const leir::TensorTable& table,
   bool any_scoped = false;
   for (const leir::TensorInfo& t : table.tensors) {
     if (static_cast<double>(leir::element_count(t.shape)) > l2) large.insert(t.name);
-    any_scoped = any_scoped || (t.role == leir::TensorRole::kIntermediate &&
-                                t.scope != leir::Scope::kGlobal);
+    any_scoped = any_scoped ||
+                 (t.role == leir::TensorRole::kIntermediate && t.scope != leir::Scope::kGlobal);
   }
   if (large.empty()) return 0;
   std::map<std::string, codegen::LocalArrayPlan> locals;
@@ -216,7 +221,9 @@ double memory_traffic(const leir::Program& p, const leir::TensorTable& table,
       std::vector<leir::Block> part{leir::Block{{}, {item}}};
       leir::for_each_stmt(part, [&](const leir::Stmt& s, const leir::StmtContext&) {
         note(s.lhs, true);
-        leir::for_each_expr(s.lhs, [&](const leir::ExprRef& e) { if (e != s.lhs) note(e, false); });
+        leir::for_each_expr(s.lhs, [&](const leir::ExprRef& e) {
+          if (e != s.lhs) note(e, false);
+        });
         leir::for_each_expr(s.rhs, [&](const leir::ExprRef& e) { note(e, false); });
       });
       for (const std::string& name : in_part) {
@@ -227,8 +234,7 @@ double memory_traffic(const leir::Program& p, const leir::TensorTable& table,
     }
     double block_traffic = 0;
     for (const auto& [tensor, u] : uses) {
-      const double elements =
-          static_cast<double>(leir::element_count(table.find(tensor)->shape));
+      const double elements = static_cast<double>(leir::element_count(table.find(tensor)->shape));
       block_traffic += kTrafficPerElement * elements * (u.slice <= l2 ? u.once : u.per_part);
     }
     traffic += block_traffic / parallel_factor(b, options.threads);
@@ -304,10 +310,10 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
       if (!jam && table.ok()) tile = codegen::find_stationary_tile(*ctx.nest, *table);
     }
     const std::vector<size_t> no_jammed_loops;
-    const std::vector<size_t>& jammed =
-        jam ? jam->jammed : tile ? tile->jammed : no_jammed_loops;
-    const double accumulators =
-        static_cast<double>(jam ? jam->accumulators : tile ? tile->rows : 1);
+    const std::vector<size_t>& jammed = jam ? jam->jammed : tile ? tile->jammed : no_jammed_loops;
+    const double accumulators = static_cast<double>(jam    ? jam->accumulators
+                                                    : tile ? tile->rows
+                                                           : 1);
     auto shared_by = [&](const leir::Expr& access) {
       double copies = 1;
       for (size_t k : jammed)
@@ -330,8 +336,12 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
       bool small = elements <= options.cache_elements;
       double cost = 0;
       switch (st) {
-        case Stride::kInvariant: cost = 0.1; break;
-        case Stride::kUnit: cost = 0.25; break;
+        case Stride::kInvariant:
+          cost = 0.1;
+          break;
+        case Stride::kUnit:
+          cost = 0.25;
+          break;
         case Stride::kStrided:
           cost = small ? 0.25 : elements <= options.l2_elements ? 1.0 : kStridedFromMemoryCost;
           // The lines one run of the inner loop fetches stay in L1 and serve the next
@@ -358,8 +368,8 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
       if (!shape || static_cast<double>(leir::element_count(*shape)) <=
                         static_cast<double>(options.l2_elements))
         return;
-      double again = restreamed_elements(*e, ctx.loops, *shape,
-                                         static_cast<double>(options.l2_elements));
+      double again =
+          restreamed_elements(*e, ctx.loops, *shape, static_cast<double>(options.l2_elements));
       double& worst = restreamed[e->name()];
       worst = std::max(worst, again);
     };
@@ -388,8 +398,8 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
       // vector accumulators, 4 lanes still one chain of vector adds.
       // Jammed accumulators are independent chains too.
       if (carries_accumulation) {
-        double chains = static_cast<double>(inner->extent) *
-                        static_cast<double>(jam ? jam->accumulators : 1);
+        double chains =
+            static_cast<double>(inner->extent) * static_cast<double>(jam ? jam->accumulators : 1);
         per += reduction_lanes ? kChainLatencyCost * std::min(1.0, options.vector_width / chains)
                                : kChainLatencyCost;
       }
@@ -406,8 +416,7 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
       if (reduction_lanes) {
         double run = 1;
         if (jam) {
-          for (size_t k : jam->collapsed)
-            run *= static_cast<double>(ctx.nest->loops[k].extent);
+          for (size_t k : jam->collapsed) run *= static_cast<double>(ctx.nest->loops[k].extent);
         } else {
           run = static_cast<double>(inner->extent);
         }

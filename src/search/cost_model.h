@@ -11,10 +11,10 @@
 namespace steptp::search {
 
 struct CostModelOptions {
-  int threads = 1;          // the thread count the candidates will be measured with
-  int vector_width = 4;     // doubles per SIMD register (AVX2)
-  int64_t cache_elements = 4096;       // a tensor this small is assumed to stay in L1
-  int64_t l2_elements = 131072;        // ... and this small in L2 (1 MiB of f64)
+  int threads = 1;                // the thread count the candidates will be measured with
+  int vector_width = 4;           // doubles per SIMD register (AVX2)
+  int64_t cache_elements = 4096;  // a tensor this small is assumed to stay in L1
+  int64_t l2_elements = 131072;   // ... and this small in L2 (1 MiB of f64)
   // The C backend's 512-bit versions are what runs (codegen::machine_has_wide_vectors): lane
   // jams that qualify are then chosen for AVX-512's registers and written in explicit 8-double
   // vectors (codegen::is_explicit_wide_lane_jam), and priced as such.

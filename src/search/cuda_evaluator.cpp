@@ -44,8 +44,8 @@ Result<double> CudaEvaluator::measure(const leir::Program& program) {
     std::ofstream out(stem + ".cu");
     out << source->code;
   }
-  auto [built, log] = run_command(fmt::format("{} -O3 -arch=sm_90 -o {} {}.cu",
-                                              codegen::find_nvcc(), stem, stem));
+  auto [built, log] =
+      run_command(fmt::format("{} -O3 -arch=sm_90 -o {} {}.cu", codegen::find_nvcc(), stem, stem));
   if (built != 0) return Error::make("compile_error", log.substr(0, 2000));
   std::vector<double> times;
   for (int i = 0; i < 3; ++i) {

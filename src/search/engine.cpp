@@ -71,8 +71,9 @@ std::vector<int> Engine::expand(int id, int n) {
     // The request refers into the node; copy what the policy needs so that adding children
     // (which may reallocate nodes_) cannot invalidate it.
     const Node& current = node(id);
-    PolicyRequest request{current.program, nodes_.front().program, current.trace, current.depth,
-                          current.speedup, current.tried, current.failures, n, method_};
+    PolicyRequest request{current.program, nodes_.front().program, current.trace,    current.depth,
+                          current.speedup, current.tried,          current.failures, n,
+                          method_};
     for (int c : current.children)
       if (node(c).speedup <= current.speedup && !node(c).trace.empty())
         request.no_gain.insert(node(c).trace.back());

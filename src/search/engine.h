@@ -48,15 +48,15 @@ struct Proposal {
 
 // What a policy sees of the state it expands.
 struct PolicyRequest {
-  const leir::Program& program;            // the state
-  const leir::Program& initial;            // the root of the search
-  const std::vector<std::string>& trace;   // steps from the root to the state
+  const leir::Program& program;           // the state
+  const leir::Program& initial;           // the root of the search
+  const std::vector<std::string>& trace;  // steps from the root to the state
   int depth = 0;
-  double speedup = 1.0;                    // the state's measured speedup over the baseline
-  const std::set<std::string>& tried;      // steps already proposed from this state
+  double speedup = 1.0;                      // the state's measured speedup over the baseline
+  const std::set<std::string>& tried;        // steps already proposed from this state
   const std::vector<std::string>& failures;  // "step: reason" of this state's rejected candidates
-  int n = 1;                               // how many proposals are wanted
-  std::string_view method;                 // the algorithm's name, for prompts
+  int n = 1;                                 // how many proposals are wanted
+  std::string_view method;                   // the algorithm's name, for prompts
   // Steps proposed from this state whose verified program measured no faster than the state.
   std::set<std::string> no_gain = {};
 };
@@ -76,7 +76,7 @@ class Policy {
 // ---------------------------------------------------------------------------------------------
 
 struct Verdict {
-  std::string status;   // verify::status_name: "equivalent", "mismatch", "race", ...
+  std::string status;  // verify::status_name: "equivalent", "mismatch", "race", ...
   std::string message;
   bool equivalent() const { return status == "equivalent"; }
 };
@@ -108,10 +108,11 @@ enum class Backup { kMax, kMean };
 
 struct SearchOptions {
   Budget budget;
-  int proposals = 3;      // proposals asked per expansion (chain always asks 1)
+  int proposals = 3;  // proposals asked per expansion (chain always asks 1)
   int beam_width = 2;
-  double uct_c = 1.0;     // exploration constant (rewards are normalised to the best so far)
-  double widen_c = 1.0;   // progressive widening: children allowed = ceil(widen_c·visits^widen_alpha)
+  double uct_c = 1.0;  // exploration constant (rewards are normalised to the best so far)
+  double widen_c =
+      1.0;  // progressive widening: children allowed = ceil(widen_c·visits^widen_alpha)
   double widen_alpha = 0.5;
   Backup backup = Backup::kMax;
 };
@@ -121,15 +122,15 @@ struct Node {
   int parent = -1;
   int depth = 0;
   leir::Program program;
-  std::vector<std::string> trace;   // steps from the root
+  std::vector<std::string> trace;  // steps from the root
   double time_ms = 0;
-  double speedup = 1;               // baseline time / time
-  double promise = 1;               // the proposal's promise (see Proposal)
-  std::string claim;                // the proposal's claim (see Proposal)
+  double speedup = 1;  // baseline time / time
+  double promise = 1;  // the proposal's promise (see Proposal)
+  std::string claim;   // the proposal's claim (see Proposal)
   std::vector<int> children;
-  std::set<std::string> tried;      // steps proposed from here
+  std::set<std::string> tried;  // steps proposed from here
   std::vector<std::string> failures;
-  bool dead = false;                // the policy had nothing more to propose here
+  bool dead = false;  // the policy had nothing more to propose here
   int expansions = 0;
   // MCTS statistics.
   int visits = 0;
@@ -138,16 +139,16 @@ struct Node {
 };
 
 struct Event {
-  int node = 0;        // the node expanded
-  int proposals = 0;   // proposals received
+  int node = 0;               // the node expanded
+  int proposals = 0;          // proposals received
   std::vector<int> children;  // accepted (verified + measured) children
 };
 
 struct SearchStats {
   int policy_calls = 0;
   int proposals = 0;
-  int candidates = 0;   // verified (charged to the candidate budget)
-  int accepted = 0;     // equivalent and measured
+  int candidates = 0;                   // verified (charged to the candidate budget)
+  int accepted = 0;                     // equivalent and measured
   std::map<std::string, int> failures;  // reason → count (duplicates included as "duplicate")
 };
 

@@ -1,12 +1,12 @@
 // search/optimize.cpp — wiring one optimization run together.
 #include "search/optimize.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
-#include <iostream>
-
-#include <fmt/format.h>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 
 #include "codegen/compiler_driver.h"
@@ -24,12 +24,15 @@ namespace {
 
 int default_proposals(Algorithm a) {
   switch (a) {
-    case Algorithm::kChain: return 1;
-    case Algorithm::kMcts: return 2;
+    case Algorithm::kChain:
+      return 1;
+    case Algorithm::kMcts:
+      return 2;
     case Algorithm::kGreedy:
     case Algorithm::kBeam:
     case Algorithm::kDfs:
-    case Algorithm::kBfs: return 3;
+    case Algorithm::kBfs:
+      return 3;
   }
   return 3;
 }
@@ -48,12 +51,11 @@ std::function<void(const Engine&)> progress_printer(const std::string& workload)
     const SearchStats& s = e.stats();
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << fmt::format("optimize {}: expansion {}, policy calls {}/{}, candidates {}/{} "
-                             "({} accepted), best {:.2f}x, {:.1f} s\n",
-                             workload, e.events().size(), s.policy_calls,
-                             e.options().budget.policy_calls, s.candidates,
-                             e.options().budget.candidates, s.accepted,
-                             e.node(e.best()).speedup, elapsed);
+    std::cerr << fmt::format(
+        "optimize {}: expansion {}, policy calls {}/{}, candidates {}/{} "
+        "({} accepted), best {:.2f}x, {:.1f} s\n",
+        workload, e.events().size(), s.policy_calls, e.options().budget.policy_calls, s.candidates,
+        e.options().budget.candidates, s.accepted, e.node(e.best()).speedup, elapsed);
   };
 }
 
@@ -66,9 +68,9 @@ Result<PolicyBundle> make_policy(const OptimizeOptions& o, const Problem& proble
   } else if (o.policy == "cost") {
     // The CPU's kernels are built for this machine: price its 512-bit versions where it has
     // them (CostModelOptions::wide_vectors).
-    b.policy = std::make_unique<CostPolicy>(CostModelOptions{
-        .threads = o.threads,
-        .wide_vectors = o.target == "cpu" && codegen::machine_has_wide_vectors()});
+    b.policy = std::make_unique<CostPolicy>(
+        CostModelOptions{.threads = o.threads,
+                         .wide_vectors = o.target == "cpu" && codegen::machine_has_wide_vectors()});
   } else if (o.policy == "llm") {
     if (o.endpoint.empty() || o.model.empty())
       return Error::make("bad_flags", "--policy llm needs --endpoint URL and --model M");
@@ -101,8 +103,8 @@ Result<PolicyBundle> make_policy(const OptimizeOptions& o, const Problem& proble
     b.source = std::move(source);
     b.policy = std::move(policy);
   } else {
-    return Error::make("bad_flags", "unknown policy '" + o.policy +
-                                        "' (expected llm, enumerate, random or cost)");
+    return Error::make(
+        "bad_flags", "unknown policy '" + o.policy + "' (expected llm, enumerate, random or cost)");
   }
   return b;
 }
@@ -150,9 +152,8 @@ Result<OptimizeResult> optimize(const std::string& spec, const OptimizeOptions& 
 
   SearchOptions so = o.search;
   so.proposals = o.proposals > 0 ? o.proposals : default_proposals(o.algorithm);
-  Result<std::unique_ptr<Engine>> engine =
-      Engine::create(problem->program, *policy->policy, *evaluator, so,
-                     std::string(algorithm_name(o.algorithm)));
+  Result<std::unique_ptr<Engine>> engine = Engine::create(
+      problem->program, *policy->policy, *evaluator, so, std::string(algorithm_name(o.algorithm)));
   if (!engine.ok()) return std::move(engine).error();
   if (o.progress) (*engine)->set_on_expand(progress_printer(problem->name));
   run(o.algorithm, **engine);
@@ -165,8 +166,8 @@ Result<OptimizeResult> optimize(const std::string& spec, const OptimizeOptions& 
 
   RunInfo info;
   info.workload = problem->name;
-  info.source = problem->source + (problem->instance.empty() ? "" : " (" + problem->instance +
-                                                                        " shapes)");
+  info.source =
+      problem->source + (problem->instance.empty() ? "" : " (" + problem->instance + " shapes)");
   info.target = o.target;
   info.threads = o.threads;
   info.repeats = o.repeats;
@@ -186,8 +187,10 @@ Result<OptimizeResult> optimize(const std::string& spec, const OptimizeOptions& 
       t.repeats = o.repeats;
       t.warmup = o.warmup;
       Result<TorchBaseline> torch = time_torch_baseline(*problem, t);
-      if (torch.ok()) info.torch = *torch;
-      else info.torch_error = torch.error().message;
+      if (torch.ok())
+        info.torch = *torch;
+      else
+        info.torch_error = torch.error().message;
     }
   }
   OptimizeResult r;

@@ -48,7 +48,8 @@ Result<Problem> from_graph(const std::string& path, const std::string& workloads
 }
 
 bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 Result<Problem> load_catalog_workload(const std::string& spec, const std::string& workloads_dir,
@@ -125,7 +126,8 @@ Result<Problem> load_problem(const std::string& spec, const std::string& workloa
 
 Result<TorchBaseline> time_torch_baseline(const Problem& problem, const TorchTimingOptions& o) {
   if (!problem.problem_file)
-    return Error::make("torch_baseline", "no KernelBench problem file is known for " + problem.name);
+    return Error::make("torch_baseline",
+                       "no KernelBench problem file is known for " + problem.name);
   auto quote = [](const std::string& s) {
     std::string q = "'";
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);

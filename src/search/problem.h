@@ -18,12 +18,12 @@ namespace steptp::search {
 enum class ShapeChoice { kAuto, kDefault, kSmall };
 
 struct Problem {
-  std::string name;                  // workload name, or the file name
-  std::string source;                // the file the program came from
-  std::string instance;              // "default", "small", or "" for a .leir file
+  std::string name;      // workload name, or the file name
+  std::string source;    // the file the program came from
+  std::string instance;  // "default", "small", or "" for a .leir file
   leir::Program program;
   std::optional<std::string> problem_file;  // KernelBench .py file, when known
-  std::string shape_overrides;       // a JSON object of shape variables for the problem file
+  std::string shape_overrides;              // a JSON object of shape variables for the problem file
   std::string dtype = "f64";
 };
 
@@ -37,7 +37,7 @@ Result<Problem> load_problem(const std::string& spec, const std::string& workloa
 
 struct TorchTimingOptions {
   std::string python = "/usr/bin/python3";
-  std::string script;    // python/torch_baseline.py
+  std::string script;  // python/torch_baseline.py
   int threads = 1;
   int warmup = 2;
   int repeats = 10;

@@ -17,8 +17,10 @@ std::vector<int> path_to(const Engine& engine, int id) {
 
 std::string backup_name(Backup b) {
   switch (b) {
-    case Backup::kMax: return "max";
-    case Backup::kMean: return "mean";
+    case Backup::kMax:
+      return "max";
+    case Backup::kMean:
+      return "mean";
   }
   return "?";
 }
@@ -34,8 +36,7 @@ int selected_node(const RunInfo& info) {
 }
 
 const Confirmation* confirmation_of(const RunInfo& info) {
-  return info.selection && info.selection->confirmation ? &*info.selection->confirmation
-                                                        : nullptr;
+  return info.selection && info.selection->confirmation ? &*info.selection->confirmation : nullptr;
 }
 
 }  // namespace
@@ -110,9 +111,8 @@ nlohmann::json report_json(const Engine& engine, const RunInfo& info) {
   if (info.selection && info.selection->rounds > 0) {
     nlohmann::json finalists = nlohmann::json::array();
     for (const Finalist& f : info.selection->finalists)
-      finalists.push_back({{"id", f.id},
-                           {"search_speedup", f.search_speedup},
-                           {"median_ms", f.median_ms}});
+      finalists.push_back(
+          {{"id", f.id}, {"search_speedup", f.search_speedup}, {"median_ms", f.median_ms}});
     j["selection"] = {{"rounds", info.selection->rounds},
                       {"search_best", engine.best()},
                       {"kept", selected_node(info)},
@@ -159,10 +159,11 @@ std::string report_markdown(const Engine& engine, const RunInfo& info) {
                     best.speedup);
   const int unconfirmed = info.selection ? info.selection->unconfirmed : 0;
   if (const Confirmation* c = confirmation_of(info))
-    md += fmt::format("| {} re-measured after the search, alternately ({} rounds) | {:.4f} → "
-                      "{:.4f} | {:.2f}× |\n",
-                      unconfirmed != 0 ? fmt::format("node {}", unconfirmed) : std::string("best"),
-                      c->rounds, c->baseline_ms, c->best_ms, c->speedup());
+    md += fmt::format(
+        "| {} re-measured after the search, alternately ({} rounds) | {:.4f} → "
+        "{:.4f} | {:.2f}× |\n",
+        unconfirmed != 0 ? fmt::format("node {}", unconfirmed) : std::string("best"), c->rounds,
+        c->baseline_ms, c->best_ms, c->speedup());
   if (info.torch)
     md += fmt::format("| PyTorch eager ({} thread(s)) | {:.4f} | best is {:.2f}× faster |\n",
                       info.torch->threads, info.torch->median_ms,
@@ -171,19 +172,20 @@ std::string report_markdown(const Engine& engine, const RunInfo& info) {
     md += fmt::format("\nPyTorch eager baseline unavailable: {}\n", info.torch_error);
   // After the table: a paragraph between its rows would end it.
   if (info.selection && info.selection->rounds > 0) {
-    md += fmt::format("\nKept node {} of {} finalists measured again ({} rounds, median):",
-                      selected_node(info), info.selection->finalists.size(),
-                      info.selection->rounds);
+    md += fmt::format(
+        "\nKept node {} of {} finalists measured again ({} rounds, median):", selected_node(info),
+        info.selection->finalists.size(), info.selection->rounds);
     for (const Finalist& f : info.selection->finalists)
-      md += f.median_ms > 0 ? fmt::format(" node {} {:.4f} ms (search {:.2f}×);", f.id,
-                                          f.median_ms, f.search_speedup)
+      md += f.median_ms > 0 ? fmt::format(" node {} {:.4f} ms (search {:.2f}×);", f.id, f.median_ms,
+                                          f.search_speedup)
                             : fmt::format(" node {} failed to measure;", f.id);
     md += "\n";
   }
   if (unconfirmed != 0)
-    md += fmt::format("\nNode {} measured slower than the initial program when re-measured "
-                      "against it: the initial program is reported as the best.\n",
-                      unconfirmed);
+    md += fmt::format(
+        "\nNode {} measured slower than the initial program when re-measured "
+        "against it: the initial program is reported as the best.\n",
+        unconfirmed);
   md += "\n## Step trace (replayable)\n\n";
   if (best.trace.empty() && unconfirmed == 0) md += "No verified step beat the initial program.\n";
   std::vector<int> path = path_to(engine, best.id);
@@ -200,7 +202,8 @@ std::string report_markdown(const Engine& engine, const RunInfo& info) {
                     s.proposals, s.candidates, s.accepted);
   if (!s.failures.empty()) {
     md += "| failure | count |\n|---|---:|\n";
-    for (const auto& [reason, count] : s.failures) md += fmt::format("| {} | {} |\n", reason, count);
+    for (const auto& [reason, count] : s.failures)
+      md += fmt::format("| {} | {} |\n", reason, count);
   }
   return md;
 }

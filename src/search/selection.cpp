@@ -18,9 +18,8 @@ std::vector<int> finalist_ids(const Engine& engine, int finalists) {
   std::vector<int> others;
   for (size_t i = 1; i < engine.size(); ++i)
     if (static_cast<int>(i) != engine.best()) others.push_back(static_cast<int>(i));
-  std::stable_sort(others.begin(), others.end(), [&](int a, int b) {
-    return engine.node(a).speedup > engine.node(b).speedup;
-  });
+  std::stable_sort(others.begin(), others.end(),
+                   [&](int a, int b) { return engine.node(a).speedup > engine.node(b).speedup; });
   std::vector<int> ids = {engine.best()};
   for (int id : others) {
     if (static_cast<int>(ids.size()) >= finalists) break;
@@ -48,8 +47,10 @@ Selection select_best(const Engine& engine, Evaluator& evaluator, int finalists,
         const size_t f = (k + static_cast<size_t>(r)) % ids.size();
         if (failed[f]) continue;
         Result<double> t = evaluator.measure(engine.node(ids[f]).program);
-        if (t.ok()) samples[f].push_back(*t);
-        else failed[f] = true;
+        if (t.ok())
+          samples[f].push_back(*t);
+        else
+          failed[f] = true;
       }
     }
     s.rounds = rounds;

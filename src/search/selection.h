@@ -28,7 +28,7 @@ struct Confirmation {
 };
 
 struct Selection {
-  int best = 0;                     // the node the run reports as its best
+  int best = 0;  // the node the run reports as its best
   // The node the selection kept but the confirmation measured slower than the baseline (0:
   // none). The run then reports the initial program: it never hands back a program that its own
   // unbiased measurement found slower than the one it was given.

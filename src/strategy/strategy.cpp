@@ -10,19 +10,26 @@ namespace steptp::strategy {
 
 std::string_view category_name(Category c) {
   switch (c) {
-    case Category::kGraph: return "graph";
-    case Category::kOperator: return "operator";
-    case Category::kMemory: return "memory";
-    case Category::kMath: return "math";
+    case Category::kGraph:
+      return "graph";
+    case Category::kOperator:
+      return "operator";
+    case Category::kMemory:
+      return "memory";
+    case Category::kMath:
+      return "math";
   }
   return "?";
 }
 
 std::string_view difficulty_name(Difficulty d) {
   switch (d) {
-    case Difficulty::kVeryEasy: return "very_easy";
-    case Difficulty::kEasy: return "easy";
-    case Difficulty::kHard: return "hard";
+    case Difficulty::kVeryEasy:
+      return "very_easy";
+    case Difficulty::kEasy:
+      return "easy";
+    case Difficulty::kHard:
+      return "hard";
   }
   return "?";
 }

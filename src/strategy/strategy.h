@@ -7,6 +7,8 @@
 // through this header and strategy/registry.h.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -15,8 +17,6 @@
 #include <utility>
 #include <variant>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "leir/ir.h"
 #include "support/error.h"
@@ -56,8 +56,8 @@ Infeasible infeasible(std::string code, fmt::format_string<Args...> format, Args
 template <typename T>
 class [[nodiscard]] Outcome {
  public:
-  Outcome(T value) : state_(std::move(value)) {}              // NOLINT: implicit on purpose
-  Outcome(Infeasible why) : state_(std::move(why)) {}         // NOLINT: implicit on purpose
+  Outcome(T value) : state_(std::move(value)) {}       // NOLINT: implicit on purpose
+  Outcome(Infeasible why) : state_(std::move(why)) {}  // NOLINT: implicit on purpose
 
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -151,7 +151,7 @@ class Site {
 
   // Typed reads. They fail with an Infeasible "site.bad_parameter" naming the key, so a replayed
   // step with a missing or malformed parameter is rejected like any other infeasible step.
-  Outcome<std::string> name(std::string_view key) const;              // exactly one value
+  Outcome<std::string> name(std::string_view key) const;                // exactly one value
   Outcome<std::vector<std::string>> names(std::string_view key) const;  // one or more
   Outcome<int64_t> integer(std::string_view key) const;
   Outcome<std::vector<int64_t>> integers(std::string_view key) const;
@@ -187,10 +187,10 @@ class Strategy {
  public:
   virtual ~Strategy() = default;
 
-  virtual std::string_view name() const = 0;       // the reference's name, exactly
+  virtual std::string_view name() const = 0;  // the reference's name, exactly
   virtual Category category() const = 0;
   virtual Difficulty difficulty() const = 0;
-  virtual std::string_view summary() const = 0;    // one line, for `steptp strategies`
+  virtual std::string_view summary() const = 0;  // one line, for `steptp strategies`
 
   // Every place the strategy could apply, with its parameters, in a deterministic order. May
   // over-approximate (check() decides), but should be cheap: no program is built.

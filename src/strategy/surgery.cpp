@@ -48,8 +48,7 @@ Block with_loop_kind(const Block& b, size_t pos, leir::LoopKind kind) {
   return out;
 }
 
-Outcome<const Block*> site_block(const leir::Program& p, const Site& s,
-                                 std::string_view strategy) {
+Outcome<const Block*> site_block(const leir::Program& p, const Site& s, std::string_view strategy) {
   if (s.strategy() != strategy)
     return infeasible("site.wrong_strategy", "step {} is not a {} step", s.to_string(), strategy);
   Outcome<BlockPath> path = s.block();
@@ -75,8 +74,7 @@ Outcome<size_t> site_loop(const Block& b, const Site& s, std::string_view strate
   std::optional<size_t> pos = find_loop(b, *var);
   if (!pos)
     return infeasible(std::string(strategy) + ".no_such_loop",
-                      "block {} has no loop '{}' in its header", s.values("block").front(),
-                      *var);
+                      "block {} has no loop '{}' in its header", s.values("block").front(), *var);
   return *pos;
 }
 
@@ -127,8 +125,8 @@ Block rewrite_body(const Block& b, const std::function<ExprRef(const ExprRef&)>&
   out.loops = b.loops;
   for (const leir::Item& item : b.body) {
     if (item.is_stmt()) {
-      out.body.push_back(
-          leir::Item::of(leir::Stmt{leir::rewrite(item.stmt->lhs, fn), leir::rewrite(item.stmt->rhs, fn)}));
+      out.body.push_back(leir::Item::of(
+          leir::Stmt{leir::rewrite(item.stmt->lhs, fn), leir::rewrite(item.stmt->rhs, fn)}));
     } else {
       out.body.push_back(leir::Item::of(rewrite_body(*item.block, fn)));
     }
@@ -170,10 +168,10 @@ ExprRef rename_tensor(const ExprRef& e, std::string_view from, const std::string
 }
 
 ExprRef split_index(const std::string& outer, int64_t factor, const std::string& inner) {
-  return Expr::binary(leir::BinaryOp::kAdd,
-                      Expr::binary(leir::BinaryOp::kMul, Expr::index_var(outer),
-                                   Expr::integer(factor)),
-                      Expr::index_var(inner));
+  return Expr::binary(
+      leir::BinaryOp::kAdd,
+      Expr::binary(leir::BinaryOp::kMul, Expr::index_var(outer), Expr::integer(factor)),
+      Expr::index_var(inner));
 }
 
 namespace {

@@ -24,9 +24,9 @@ class InternalError : public std::logic_error {
 [[noreturn]] void fail_check(const char* condition, std::string_view message, const char* file,
                              int line);
 
-#define STEPTP_CHECK(cond, msg)                                                  \
-  do {                                                                           \
-    if (!(cond)) ::steptp::fail_check(#cond, (msg), __FILE__, __LINE__);         \
+#define STEPTP_CHECK(cond, msg)                                          \
+  do {                                                                   \
+    if (!(cond)) ::steptp::fail_check(#cond, (msg), __FILE__, __LINE__); \
   } while (false)
 
 // A position in a text the user gave us: 1-based line and column.
@@ -68,8 +68,8 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}          // NOLINT: implicit on purpose
-  Result(Error error) : state_(std::move(error)) {}      // NOLINT: implicit on purpose
+  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit on purpose
+  Result(Error error) : state_(std::move(error)) {}  // NOLINT: implicit on purpose
 
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -128,11 +128,10 @@ class [[nodiscard]] Result<void> {
 inline Result<void> ok() { return Result<void>(); }
 
 // Propagates an error Result out of the enclosing function returning Result<U>.
-#define STEPTP_TRY(expr)                                   \
-  do {                                                     \
-    auto&& steptp_try_result_ = (expr);                    \
-    if (!steptp_try_result_.ok())                          \
-      return std::move(steptp_try_result_).error();        \
+#define STEPTP_TRY(expr)                                                        \
+  do {                                                                          \
+    auto&& steptp_try_result_ = (expr);                                         \
+    if (!steptp_try_result_.ok()) return std::move(steptp_try_result_).error(); \
   } while (false)
 
 }  // namespace steptp

@@ -72,10 +72,10 @@ static inline double stp_exp(double x) {
  *  - Special arguments are selected at the end: 0 gives -infinity, a negative number NaN,
  *    +infinity itself, NaN itself. */
 static inline double stp_log(double x) {
-  const double two52 = 4503599627370496.0;  /* 2^52 */
+  const double two52 = 4503599627370496.0; /* 2^52 */
   const double ln2_hi = 6.93147180369123816490e-01;
   const double ln2_lo = 1.90821492927058770002e-10;
-  int tiny = x < 2.2250738585072014e-308;   /* subnormal (or not positive) */
+  int tiny = x < 2.2250738585072014e-308; /* subnormal (or not positive) */
   double xs = tiny ? x * two52 : x;
   uint64_t bits;
   memcpy(&bits, &xs, sizeof bits);

@@ -104,8 +104,9 @@ std::vector<leir::TensorData> make_inputs(const leir::Program& p, uint64_t seed,
       if (decl.dtype == leir::DType::kBool) {
         v = rng.uniform() < 0.5 ? 0.0 : 1.0;
       } else if (leir::is_integer(decl.dtype)) {
-        int64_t hi = bound_it != domains.index_upper_bound.end() ? std::max<int64_t>(1, bound_it->second)
-                                                                 : 8;
+        int64_t hi = bound_it != domains.index_upper_bound.end()
+                         ? std::max<int64_t>(1, bound_it->second)
+                         : 8;
         v = static_cast<double>(rng.next() % static_cast<uint64_t>(hi));
       } else if (positive) {
         v = (0.5 + 1.5 * rng.uniform()) * scale;

@@ -130,26 +130,40 @@ std::string number_text(double v) {
 
 std::string_view status_name(Status s) {
   switch (s) {
-    case Status::kEquivalent: return "equivalent";
-    case Status::kParseError: return "parse_error";
-    case Status::kIllFormed: return "ill_formed";
-    case Status::kBudgetExceeded: return "budget_exceeded";
-    case Status::kCompileError: return "compile_error";
-    case Status::kOutOfBounds: return "out_of_bounds";
-    case Status::kUninitializedRead: return "uninitialized_read";
-    case Status::kIncompleteOutput: return "incomplete_output";
-    case Status::kRace: return "race";
-    case Status::kMismatch: return "mismatch";
+    case Status::kEquivalent:
+      return "equivalent";
+    case Status::kParseError:
+      return "parse_error";
+    case Status::kIllFormed:
+      return "ill_formed";
+    case Status::kBudgetExceeded:
+      return "budget_exceeded";
+    case Status::kCompileError:
+      return "compile_error";
+    case Status::kOutOfBounds:
+      return "out_of_bounds";
+    case Status::kUninitializedRead:
+      return "uninitialized_read";
+    case Status::kIncompleteOutput:
+      return "incomplete_output";
+    case Status::kRace:
+      return "race";
+    case Status::kMismatch:
+      return "mismatch";
   }
   return "?";
 }
 
 std::string_view engine_name(Engine e) {
   switch (e) {
-    case Engine::kInterpreter: return "interpreter";
-    case Engine::kCompiled: return "compiled";
-    case Engine::kBoth: return "interpreter+compiled";
-    case Engine::kTvm: return "interpreter+tvm";
+    case Engine::kInterpreter:
+      return "interpreter";
+    case Engine::kCompiled:
+      return "compiled";
+    case Engine::kBoth:
+      return "interpreter+compiled";
+    case Engine::kTvm:
+      return "interpreter+tvm";
   }
   return "?";
 }
@@ -167,16 +181,31 @@ Status status_from_error_category(std::string_view c) {
 
 Tolerance tolerance_for(leir::DType t) {
   switch (t) {
-    case leir::DType::kF64: return {1e-9, 1e-11};
-    case leir::DType::kF32: return {1e-4, 1e-5};
-    case leir::DType::kF16: case leir::DType::kBF16: case leir::DType::kF8E4M3FN:
-    case leir::DType::kF8E4M3FNUZ: case leir::DType::kF8E5M2:
+    case leir::DType::kF64:
+      return {1e-9, 1e-11};
+    case leir::DType::kF32:
+      return {1e-4, 1e-5};
+    case leir::DType::kF16:
+    case leir::DType::kBF16:
+    case leir::DType::kF8E4M3FN:
+    case leir::DType::kF8E4M3FNUZ:
+    case leir::DType::kF8E5M2:
       return {1e-2, 1e-2};
-    case leir::DType::kC64: return {1e-4, 1e-5};
-    case leir::DType::kC128: return {1e-9, 1e-11};
-    case leir::DType::kI8: case leir::DType::kI16: case leir::DType::kI32: case leir::DType::kI64:
-    case leir::DType::kU8: case leir::DType::kU16: case leir::DType::kU32: case leir::DType::kU64:
-    case leir::DType::kBool: case leir::DType::kU4: case leir::DType::kI4:
+    case leir::DType::kC64:
+      return {1e-4, 1e-5};
+    case leir::DType::kC128:
+      return {1e-9, 1e-11};
+    case leir::DType::kI8:
+    case leir::DType::kI16:
+    case leir::DType::kI32:
+    case leir::DType::kI64:
+    case leir::DType::kU8:
+    case leir::DType::kU16:
+    case leir::DType::kU32:
+    case leir::DType::kU64:
+    case leir::DType::kBool:
+    case leir::DType::kU4:
+    case leir::DType::kI4:
       return {0, 0};
   }
   return {0, 0};
@@ -312,13 +341,13 @@ VerifyReport Verifier::check(const leir::Program& candidate_in) const {
   }
   if (report.status == Status::kMismatch && report.message.empty() && report.mismatch) {
     const Mismatch& m = *report.mismatch;
-    report.message = "output '" + m.tensor + "' differs at " + index_text(m.index) +
-                     ": expected " + number_text(m.expected) + ", got " + number_text(m.actual) +
-                     " (" + std::to_string(m.differing_elements) +
-                     " elements out of tolerance, seed " + std::to_string(m.seed) +
-                     (m.written_by_block >= 0
-                          ? ", last written by top-level block " + std::to_string(m.written_by_block)
-                          : "") +
+    report.message = "output '" + m.tensor + "' differs at " + index_text(m.index) + ": expected " +
+                     number_text(m.expected) + ", got " + number_text(m.actual) + " (" +
+                     std::to_string(m.differing_elements) + " elements out of tolerance, seed " +
+                     std::to_string(m.seed) +
+                     (m.written_by_block >= 0 ? ", last written by top-level block " +
+                                                    std::to_string(m.written_by_block)
+                                              : "") +
                      ")";
   }
   return report;
@@ -360,8 +389,10 @@ nlohmann::json VerifyReport::to_json() const {
   j["message"] = message;
   j["engine"] = engine;
   j["seeds_run"] = seeds_run;
-  j["max_abs_error"] = std::isfinite(max_abs_error) ? nlohmann::json(max_abs_error) : nlohmann::json("inf");
-  j["max_rel_error"] = std::isfinite(max_rel_error) ? nlohmann::json(max_rel_error) : nlohmann::json("inf");
+  j["max_abs_error"] =
+      std::isfinite(max_abs_error) ? nlohmann::json(max_abs_error) : nlohmann::json("inf");
+  j["max_rel_error"] =
+      std::isfinite(max_rel_error) ? nlohmann::json(max_rel_error) : nlohmann::json("inf");
   if (mismatch) {
     auto finite_or_text = [](double v) {
       return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(number_text(v));

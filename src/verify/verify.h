@@ -9,12 +9,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "interp/interpreter.h"
 #include "leir/ir.h"
@@ -25,15 +24,15 @@ namespace steptp::verify {
 // The result taxonomy (DESIGN §5), in the order checks are made.
 enum class Status {
   kEquivalent,
-  kParseError,         // the candidate text does not parse
-  kIllFormed,          // undeclared/misused tensors, changed declarations, bad binding names, ...
-  kBudgetExceeded,     // too much work or memory for the verification budget
-  kCompileError,       // the compiled engine could not build the program
+  kParseError,      // the candidate text does not parse
+  kIllFormed,       // undeclared/misused tensors, changed declarations, bad binding names, ...
+  kBudgetExceeded,  // too much work or memory for the verification budget
+  kCompileError,    // the compiled engine could not build the program
   kOutOfBounds,
   kUninitializedRead,
   kIncompleteOutput,
   kRace,
-  kMismatch,           // ran cleanly, but an output differs beyond tolerance
+  kMismatch,  // ran cleanly, but an output differs beyond tolerance
 };
 std::string_view status_name(Status s);  // "equivalent", "parse_error", "ill_formed", ...
 
@@ -58,36 +57,36 @@ Tolerance tolerance_for(leir::DType t);
 
 struct VerifyOptions {
   int num_seeds = 3;
-  uint64_t seed = 0;          // seeds used: seed, seed+1, ...
-  double input_scale = 1.0;   // multiply drawn float inputs (×10, ×100 for robustness checks)
+  uint64_t seed = 0;         // seeds used: seed, seed+1, ...
+  double input_scale = 1.0;  // multiply drawn float inputs (×10, ×100 for robustness checks)
   Engine engine = Engine::kInterpreter;
-  interp::RunOptions run;     // budgets for each run
+  interp::RunOptions run;              // budgets for each run
   std::optional<Tolerance> tolerance;  // overrides the per-dtype default
-  EngineFn tvm;               // the engine of Engine::kTvm (codegen::TvmEngine::run)
+  EngineFn tvm;                        // the engine of Engine::kTvm (codegen::TvmEngine::run)
 };
 
 struct Mismatch {
   std::string tensor;
-  std::vector<int64_t> index;   // the first differing element, row-major order
-  double expected = 0;          // original's value
-  double actual = 0;            // candidate's value
+  std::vector<int64_t> index;  // the first differing element, row-major order
+  double expected = 0;         // original's value
+  double actual = 0;           // candidate's value
   int64_t differing_elements = 0;
   uint64_t seed = 0;
-  int written_by_block = -1;    // last top-level block of the candidate that writes the tensor
+  int written_by_block = -1;  // last top-level block of the candidate that writes the tensor
 };
 
 struct VerifyReport {
   Status status = Status::kEquivalent;
   Side side = Side::kCandidate;
-  std::string message;          // one readable paragraph; empty when equivalent
-  std::string engine;           // "interpreter", "compiled", "interpreter+compiled"
+  std::string message;  // one readable paragraph; empty when equivalent
+  std::string engine;   // "interpreter", "compiled", "interpreter+compiled"
   int seeds_run = 0;
-  double max_abs_error = 0;     // over all outputs and seeds compared
+  double max_abs_error = 0;  // over all outputs and seeds compared
   double max_rel_error = 0;
   std::optional<Mismatch> mismatch;
 
   bool equivalent() const { return status == Status::kEquivalent; }
-  std::string render() const;   // multi-line text for people
+  std::string render() const;  // multi-line text for people
   nlohmann::json to_json() const;
 };
 
@@ -105,7 +104,8 @@ VerifyReport verify_text(std::string_view original, std::string_view candidate,
 // Deterministic inputs for every declared non-output tensor. Floats ~ N(0,1)·scale, except
 // tensors that reach log/sqrt/fractional powers, which are drawn from [0.5, 2]·scale; integer
 // tensors used as subscripts are drawn inside the dimension they index; bool tensors 0/1.
-std::vector<leir::TensorData> make_inputs(const leir::Program& p, uint64_t seed, double scale = 1.0);
+std::vector<leir::TensorData> make_inputs(const leir::Program& p, uint64_t seed,
+                                          double scale = 1.0);
 
 // Overrides the compiled engine (default: codegen::run_compiled, the C backend through the
 // kernel cache), e.g. to fix its thread count or to script it in tests.

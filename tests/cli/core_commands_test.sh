@@ -144,6 +144,47 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 assert rows and all(r["tokens"] == len(r["ids"]) > 0 for r in rows), rows[:1]
 assert [r["line"] for r in rows] == list(range(1, len(rows) + 1)), [r["line"] for r in rows]
 PY
+# The prompt is every turn before the final assistant turn: the same conversation cut before
+# that turn, counted as a whole, has the prompt's length; answer + prompt is the total.
+python3 - "$CHAT" "$TMP/prompts.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[2], "w") as out:
+    for l in open(sys.argv[1]):
+        if l.strip():
+            m = json.loads(l)["messages"]
+            out.write(json.dumps({"messages": m[:-1]}) + "\n")
+PY
+expect_exit 0 "tokens --ids of the cut conversations" -- "$STEPTP" tokens "$TMP/prompts.jsonl" --tokenizer "$TOK" --ids
+cp "$TMP/out" "$TMP/prompt_ids"
+expect_exit 0 "tokens --ids reports prompt and answer" -- "$STEPTP" tokens "$CHAT" --tokenizer "$TOK" --ids
+python3 - "$TMP/out" "$TMP/prompt_ids" <<'PY' || { echo "FAIL: tokens prompt/answer"; failures=$((failures + 1)); }
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+cut = [json.loads(l) for l in open(sys.argv[2])]
+assert len(rows) == len(cut) > 0
+for r, c in zip(rows, cut):
+    assert r["prompt_tokens"] == c["tokens"] and c["answer_tokens"] == 0, (r["line"], r["prompt_tokens"], c)
+    assert r["answer_tokens"] > 0 and r["prompt_tokens"] + r["answer_tokens"] == r["tokens"], r["line"]
+PY
+expect_exit 0 "tokens --json has prompt and answer summaries" -- "$STEPTP" tokens "$CHAT" --tokenizer "$TOK" --json
+python3 - "$TMP/out" "$CHAT" <<'PY' || { echo "FAIL: tokens --json parts"; failures=$((failures + 1)); }
+import json, sys
+f = json.load(open(sys.argv[1]))["files"][sys.argv[2]]
+assert f["prompt"]["count"] == f["answer"]["count"] == f["count"], f
+assert f["prompt"]["max"] < f["max"] and f["answer"]["max"] < f["max"], f
+PY
+# --plain: a file's whole text, no template.
+printf '' >"$TMP/empty.txt"
+cp "$EX/matmul.leir" "$TMP/one.leir"
+cat "$EX/matmul.leir" "$EX/matmul.leir" >"$TMP/two.leir"
+expect_exit 0 "tokens --plain" -- "$STEPTP" tokens --plain "$TMP/empty.txt" "$TMP/one.leir" "$TMP/two.leir" --tokenizer "$TOK" --json
+python3 - "$TMP/out" "$TMP" <<'PY' || { echo "FAIL: tokens --plain"; failures=$((failures + 1)); }
+import json, sys
+s = json.load(open(sys.argv[1]))
+n = {k.rsplit("/", 1)[1]: v["tokens"] for k, v in s["files"].items()}
+assert n["empty.txt"] == 0 and 0 < n["one.leir"] < n["two.leir"] <= 2 * n["one.leir"] + 1, n
+assert s["all"]["count"] == 3 and s["all"]["max"] == n["two.leir"], s["all"]
+PY
 printf '{"messages": [{"role": "user", "content": "hi"}]}\n{"messages": [{"role": 3}]}\n' \
   >"$TMP/bad_chat.jsonl"
 expect_exit 2 "tokens on a line without string role/content" -- \

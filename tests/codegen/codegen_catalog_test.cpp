@@ -195,8 +195,14 @@ TEST(CodegenCatalog, GoldenStrategyOutputsOnEveryBackend) {
     enum { kHeader, kInput, kExpect } section = kHeader;
     while (std::getline(in, line)) {
       if (line.rfind("# expect-infeasible", 0) == 0) infeasible = true;
-      if (line.rfind("# ---- input", 0) == 0) { section = kInput; continue; }
-      if (line.rfind("# ---- expect", 0) == 0) { section = kExpect; continue; }
+      if (line.rfind("# ---- input", 0) == 0) {
+        section = kInput;
+        continue;
+      }
+      if (line.rfind("# ---- expect", 0) == 0) {
+        section = kExpect;
+        continue;
+      }
       if (line.rfind("#", 0) == 0) continue;
       if (section == kInput && (line.rfind("input ", 0) == 0 || line.rfind("output ", 0) == 0 ||
                                 line.rfind("param ", 0) == 0 || line.rfind("const ", 0) == 0))

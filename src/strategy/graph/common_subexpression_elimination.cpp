@@ -44,8 +44,10 @@ std::vector<Candidate> repeated(const leir::Block& b) {
       if (!graph::is_compound_value(e)) continue;
       auto it = std::find_if(all.begin(), all.end(),
                              [&](const Candidate& c) { return leir::equal(c.expr, e); });
-      if (it == all.end()) all.push_back(Candidate{e, k, 1});
-      else ++it->count;
+      if (it == all.end())
+        all.push_back(Candidate{e, k, 1});
+      else
+        ++it->count;
     }
   }
   std::vector<Candidate> out;
@@ -90,11 +92,13 @@ class CommonSubexpressionElimination final : public Strategy {
     Outcome<CseSite> r = resolve(p, s);
     STEPTP_TRY(r);
     std::string fresh = surgery::NameAllocator(p).fresh_tensor();
-    ExprRef ref = Expr::access(fresh, r->dtype, leir::Scope::kGlobal, graph::loop_indices(r->loops));
+    ExprRef ref =
+        Expr::access(fresh, r->dtype, leir::Scope::kGlobal, graph::loop_indices(r->loops));
     leir::Block b = p.blocks[r->block];
     for (leir::Item& it : b.body)
       if (it.is_stmt())
-        it = leir::Item::of(leir::Stmt{it.stmt->lhs, graph::replace_eager(it.stmt->rhs, r->cand.expr, ref)});
+        it = leir::Item::of(
+            leir::Stmt{it.stmt->lhs, graph::replace_eager(it.stmt->rhs, r->cand.expr, ref)});
     b.body.insert(b.body.begin() + long(r->cand.first_item),
                   leir::Item::of(leir::Stmt{ref, Expr::ungrouped(r->cand.expr)}));
     return surgery::replace_top_block(p, r->block, {std::move(b)});
@@ -113,10 +117,11 @@ class CommonSubexpressionElimination final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[16,64]\noutput D f64[16,64]\noutput E f64[16,64]\n"
-                   "B^{16}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a})-1;"
-                   "E^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a})+1;];\n",
-                   "common_subexpression_elimination(block=0, expr=0)"};
+    return Example{
+        "input A f64[16,64]\noutput D f64[16,64]\noutput E f64[16,64]\n"
+        "B^{16}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a})-1;"
+        "E^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a})+1;];\n",
+        "common_subexpression_elimination(block=0, expr=0)"};
   }
 
  private:
@@ -130,15 +135,16 @@ class CommonSubexpressionElimination final : public Strategy {
     std::vector<Candidate> cands = repeated(b);
     if (*k < 0 || *k >= int64_t(cands.size()))
       return infeasible("common_subexpression_elimination.no_such_expr",
-                        "block {} has {} repeated subexpression(s), not {}", *blk, cands.size(), *k + 1);
+                        "block {} has {} repeated subexpression(s), not {}", *blk, cands.size(),
+                        *k + 1);
     CseSite r{*blk, cands[size_t(*k)], leir::DType::kF64, {}};
     // 2. One value per point.
     std::vector<std::string> written = analysis::written_tensors(b);
     for (const std::string& in : graph::tensors_read(r.cand.expr))
       if (std::find(written.begin(), written.end(), in) != written.end())
         return infeasible("common_subexpression_elimination.operand_written_in_block",
-                          "{} reads {}, which block {} itself writes", leir::print(r.cand.expr),
-                          in, *blk);
+                          "{} reads {}, which block {} itself writes", leir::print(r.cand.expr), in,
+                          *blk);
     // 3. Float destinations; the new tensor takes the most precise one.
     int best = -1;
     for (const leir::Item& it : b.body) {

@@ -100,10 +100,11 @@ class ComputeInline final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input E f64[16,32]\ninput D f64[32]\noutput G f64[16,32]\n"
-                   "B^{16}_{tx=0}L^{32}_{a=0}[F^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+D^{f64,g}_{a};];"
-                   "B^{16}_{tx=0}L^{32}_{a=0}[G^{f64,g}_{tx,a}=max(F^{f64,g}_{tx,a},0);];\n",
-                   "compute_inline(block=0, tensor=F)"};
+    return Example{
+        "input E f64[16,32]\ninput D f64[32]\noutput G f64[16,32]\n"
+        "B^{16}_{tx=0}L^{32}_{a=0}[F^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+D^{f64,g}_{a};];"
+        "B^{16}_{tx=0}L^{32}_{a=0}[G^{f64,g}_{tx,a}=max(F^{f64,g}_{tx,a},0);];\n",
+        "compute_inline(block=0, tensor=F)"};
   }
 
  private:
@@ -115,7 +116,8 @@ class ComputeInline final : public Strategy {
     const std::string& t = *tn;
     // 1. Only an intermediate may disappear.
     if (p.find_decl(t) != nullptr)
-      return infeasible("compute_inline.known_tensor", "{} is a declared tensor, not an intermediate", t);
+      return infeasible("compute_inline.known_tensor",
+                        "{} is a declared tensor, not an intermediate", t);
     // 2. Exactly one definition, a direct statement of the block.
     Definition d;
     d.block = *blk;
@@ -134,13 +136,14 @@ class ComputeInline final : public Strategy {
     if (!found || writes != 1)
       return infeasible("compute_inline.not_single_definition",
                         "{} is written by {} statement(s){}; inlining needs exactly one, directly "
-                        "in block {}", t, writes, found ? "" : ", none directly in this block", *blk);
+                        "in block {}",
+                        t, writes, found ? "" : ", none directly in this block", *blk);
     const leir::Stmt& def = d.stmt;
     // 3. Elementwise: a point-to-element map that can be inverted.
     std::vector<std::string> sub_vars;
     for (const ExprRef& ix : def.lhs->indices()) {
-      bool header = ix->kind() == ExprKind::kIndexVar &&
-                    surgery::find_loop(home, ix->name()).has_value();
+      bool header =
+          ix->kind() == ExprKind::kIndexVar && surgery::find_loop(home, ix->name()).has_value();
       if (!header || std::find(sub_vars.begin(), sub_vars.end(), ix->name()) != sub_vars.end())
         return infeasible("compute_inline.not_elementwise",
                           "{} is not indexed by distinct loop variables of block {}",
@@ -148,7 +151,8 @@ class ComputeInline final : public Strategy {
       sub_vars.push_back(ix->name());
     }
     if (analysis::mentions_tensor(def.rhs, t))
-      return infeasible("compute_inline.not_elementwise", "{} reads itself in {}", t, leir::print(def));
+      return infeasible("compute_inline.not_elementwise", "{} reads itself in {}", t,
+                        leir::print(def));
     for (const leir::Loop& l : home.loops)
       if (std::find(sub_vars.begin(), sub_vars.end(), l.var) == sub_vars.end() &&
           analysis::mentions_var(def.rhs, l.var))
@@ -187,26 +191,29 @@ class ComputeInline final : public Strategy {
       if (!reads || !readers_ok.ok()) return;
       ++d.readers;
       if (ctx.top_block < *blk)
-        readers_ok = infeasible("compute_inline.read_before_definition",
-                                "block {} reads {} before block {} defines it", ctx.top_block, t, *blk);
+        readers_ok =
+            infeasible("compute_inline.read_before_definition",
+                       "block {} reads {} before block {} defines it", ctx.top_block, t, *blk);
       else if (graph::float_rank(st.lhs->dtype()) > graph::float_rank(def.lhs->dtype()) ||
                graph::float_rank(def.lhs->dtype()) < 0)
-        readers_ok = infeasible("compute_inline.narrowing",
-                                "{} is {} but its reader {} stores {}; inlining would drop a rounding",
-                                t, leir::dtype_name(def.lhs->dtype()), st.lhs->name(),
-                                leir::dtype_name(st.lhs->dtype()));
+        readers_ok = infeasible(
+            "compute_inline.narrowing",
+            "{} is {} but its reader {} stores {}; inlining would drop a rounding", t,
+            leir::dtype_name(def.lhs->dtype()), st.lhs->name(), leir::dtype_name(st.lhs->dtype()));
       last_reader = std::max(last_reader, ctx.top_block);
     });
     STEPTP_TRY(readers_ok);
     if (d.readers == 0)
-      return infeasible("compute_inline.no_readers", "{} is never read (dead code, not inlining)", t);
+      return infeasible("compute_inline.no_readers", "{} is never read (dead code, not inlining)",
+                        t);
     // 6. The RHS operands keep their values from the definition to the last reader.
     std::vector<std::string> written = graph::tensors_written(p, *blk, last_reader);
     for (const std::string& in : graph::tensors_read(def.rhs))
       if (std::binary_search(written.begin(), written.end(), in))
         return infeasible("compute_inline.operand_overwritten",
                           "{} (read by the definition of {}) is written again between block {} "
-                          "and block {}", in, t, *blk, last_reader);
+                          "and block {}",
+                          in, t, *blk, last_reader);
     return d;
   }
 };

@@ -58,7 +58,8 @@ class DeadCodeElimination final : public Strategy {
         return;
       }
       bool reads = analysis::mentions_tensor(st.rhs, *t);
-      for (const leir::ExprRef& ix : st.lhs->indices()) reads = reads || analysis::mentions_tensor(ix, *t);
+      for (const leir::ExprRef& ix : st.lhs->indices())
+        reads = reads || analysis::mentions_tensor(ix, *t);
       if (reads && reader.empty()) reader = leir::print(st);
     });
     if (writes == 0)
@@ -98,10 +99,11 @@ class DeadCodeElimination final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[16,32]\noutput C f64[16,32]\n"
-                   "B^{16}_{tx=0}L^{32}_{a=0}[I^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a});];"
-                   "B^{16}_{tx=0}L^{32}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;];\n",
-                   "dead_code_elimination(tensor=I)"};
+    return Example{
+        "input A f64[16,32]\noutput C f64[16,32]\n"
+        "B^{16}_{tx=0}L^{32}_{a=0}[I^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a});];"
+        "B^{16}_{tx=0}L^{32}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;];\n",
+        "dead_code_elimination(tensor=I)"};
   }
 };
 

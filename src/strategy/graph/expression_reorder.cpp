@@ -113,9 +113,10 @@ class ExpressionReorder final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[16]\noutput C f64[16]\n"
-                   "B^{16}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx}*2+exp(A^{f64,g}_{tx});];\n",
-                   "expression_reorder(block=0, stmt=0, node=0)"};
+    return Example{
+        "input A f64[16]\noutput C f64[16]\n"
+        "B^{16}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx}*2+exp(A^{f64,g}_{tx});];\n",
+        "expression_reorder(block=0, stmt=0, node=0)"};
   }
 
  private:
@@ -129,7 +130,8 @@ class ExpressionReorder final : public Strategy {
     const leir::Block& b = p.blocks[*blk];
     // 1. The statement and the node exist.
     if (*item < 0 || *item >= int64_t(b.body.size()) || !b.body[size_t(*item)].is_stmt())
-      return infeasible("expression_reorder.no_such_node", "block {} has no statement {}", *blk, *item);
+      return infeasible("expression_reorder.no_such_node", "block {} has no statement {}", *blk,
+                        *item);
     const leir::Stmt& st = *b.body[size_t(*item)].stmt;
     std::vector<ExprRef> nodes;
     collect(st.rhs, nodes);
@@ -146,13 +148,16 @@ class ExpressionReorder final : public Strategy {
     if (leir::equal(n->lhs(), st.lhs) || leir::equal(n->rhs(), st.lhs))
       return infeasible("expression_reorder.accumulation_operand",
                         "{} is the accumulation's own operand {}; moving it would leave the "
-                        "reference form X=X op e", leir::print(n), st.lhs->name());
+                        "reference form X=X op e",
+                        leir::print(n), st.lhs->name());
     return ReorderSite{*blk, size_t(*item), *node, n};
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_expression_reorder() { return std::make_unique<ExpressionReorder>(); }
+std::unique_ptr<Strategy> make_expression_reorder() {
+  return std::make_unique<ExpressionReorder>();
+}
 
 }  // namespace steptp::strategy

@@ -1,7 +1,8 @@
 // strategy/graph/expression_splitting.cpp — moves one subexpression of a statement into a new
 // intermediate computed by a new block placed right before, over only the loops it uses.
 //
-//   before: B^{16}_{tx=0}L^{64}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];
+//   before:
+//   B^{16}_{tx=0}L^{64}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];
 //   after:  B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];
 //           B^{16}_{tx=0}L^{64}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+C^{f64,g}_{tx,a};];
 //
@@ -81,12 +82,13 @@ class ExpressionSplitting final : public Strategy {
     STEPTP_TRY(r);
     const leir::Stmt& st = *p.blocks[r->block].body[r->item].stmt;
     std::string fresh = surgery::NameAllocator(p).fresh_tensor();
-    ExprRef ref = Expr::access(fresh, st.lhs->dtype(), leir::Scope::kGlobal,
-                               graph::loop_indices(r->loops));
+    ExprRef ref =
+        Expr::access(fresh, st.lhs->dtype(), leir::Scope::kGlobal, graph::loop_indices(r->loops));
     leir::Block def{r->loops, {leir::Item::of(leir::Stmt{ref, Expr::ungrouped(r->term)})}};
     if (def.loops.empty()) def.loops.push_back(leir::Loop{leir::LoopKind::kBound, 1, "tx"});
     leir::Block rest = p.blocks[r->block];
-    rest.body[r->item] = leir::Item::of(leir::Stmt{st.lhs, graph::replace_eager(st.rhs, r->term, ref)});
+    rest.body[r->item] =
+        leir::Item::of(leir::Stmt{st.lhs, graph::replace_eager(st.rhs, r->term, ref)});
     return surgery::replace_top_block(p, r->block, {std::move(def), std::move(rest)});
   }
 
@@ -106,10 +108,11 @@ class ExpressionSplitting final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[16,64]\ninput D f64[16]\noutput E f64[16]\n"
-                   "B^{16}_{tx=0}L^{64}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}"
-                   "-D^{f64,g}_{tx});];\n",
-                   "expression_splitting(block=0, stmt=0, term=0)"};
+    return Example{
+        "input A f64[16,64]\ninput D f64[16]\noutput E f64[16]\n"
+        "B^{16}_{tx=0}L^{64}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}"
+        "-D^{f64,g}_{tx});];\n",
+        "expression_splitting(block=0, stmt=0, term=0)"};
   }
 
  private:
@@ -123,7 +126,8 @@ class ExpressionSplitting final : public Strategy {
     const leir::Block& b = p.blocks[*blk];
     // 1. The statement and the term exist.
     if (*item < 0 || *item >= int64_t(b.body.size()) || !b.body[size_t(*item)].is_stmt())
-      return infeasible("expression_splitting.no_such_term", "block {} has no statement {}", *blk, *item);
+      return infeasible("expression_splitting.no_such_term", "block {} has no statement {}", *blk,
+                        *item);
     const leir::Stmt& st = *b.body[size_t(*item)].stmt;
     std::vector<ExprRef> terms = candidates(st);
     if (*term < 0 || *term >= int64_t(terms.size()))

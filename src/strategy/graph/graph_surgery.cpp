@@ -111,12 +111,12 @@ Block rename_header_to(const Block& b, const std::vector<leir::Loop>& target,
     temp.push_back(names.fresh_loop_var());
     out = surgery::rename_var(out, b.loops[i].var, temp.back());
   }
-  for (size_t i = 0; i < b.loops.size(); ++i) out = surgery::rename_var(out, temp[i], target[i].var);
+  for (size_t i = 0; i < b.loops.size(); ++i)
+    out = surgery::rename_var(out, temp[i], target[i].var);
   return out;
 }
 
-ExprRef substitute_vars(const ExprRef& e,
-                        const std::map<std::string, ExprRef, std::less<>>& with) {
+ExprRef substitute_vars(const ExprRef& e, const std::map<std::string, ExprRef, std::less<>>& with) {
   return leir::rewrite(e, [&](const ExprRef& n) -> ExprRef {
     if (n->kind() != ExprKind::kIndexVar) return n;
     auto it = with.find(n->name());
@@ -178,17 +178,31 @@ bool is_compound_value(const ExprRef& e) {
 
 int float_rank(leir::DType t) {
   switch (t) {
-    case leir::DType::kF64: return 3;
-    case leir::DType::kF32: return 2;
+    case leir::DType::kF64:
+      return 3;
+    case leir::DType::kF32:
+      return 2;
     case leir::DType::kF16:
-    case leir::DType::kBF16: return 1;
+    case leir::DType::kBF16:
+      return 1;
     case leir::DType::kF8E4M3FN:
     case leir::DType::kF8E4M3FNUZ:
-    case leir::DType::kF8E5M2: return 0;
-    case leir::DType::kI8: case leir::DType::kI16: case leir::DType::kI32: case leir::DType::kI64:
-    case leir::DType::kU8: case leir::DType::kU16: case leir::DType::kU32: case leir::DType::kU64:
-    case leir::DType::kBool: case leir::DType::kC64: case leir::DType::kC128:
-    case leir::DType::kU4: case leir::DType::kI4: return -1;
+    case leir::DType::kF8E5M2:
+      return 0;
+    case leir::DType::kI8:
+    case leir::DType::kI16:
+    case leir::DType::kI32:
+    case leir::DType::kI64:
+    case leir::DType::kU8:
+    case leir::DType::kU16:
+    case leir::DType::kU32:
+    case leir::DType::kU64:
+    case leir::DType::kBool:
+    case leir::DType::kC64:
+    case leir::DType::kC128:
+    case leir::DType::kU4:
+    case leir::DType::kI4:
+      return -1;
   }
   return -1;
 }

@@ -84,10 +84,11 @@ class OperatorFission final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[16,64]\noutput E f64[16,64]\n"
-                   "B^{16}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a});"
-                   "E^{f64,g}_{tx,a}=D^{f64,g}_{tx,a}+1;];\n",
-                   "operator_fission(block=0, at=1)"};
+    return Example{
+        "input A f64[16,64]\noutput E f64[16,64]\n"
+        "B^{16}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a});"
+        "E^{f64,g}_{tx,a}=D^{f64,g}_{tx,a}+1;];\n",
+        "operator_fission(block=0, at=1)"};
   }
 
  private:

@@ -10,9 +10,11 @@
 // other loops as two nested blocks (a convolution and its bias/ReLU under the (n, c_out, row)
 // loops; the consumer reads each row right after it is produced):
 //
-//   before: B^{16}_{tx=0}L^{32}_{a=0}L^{3}_{k=0}[F^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+E^{f64,g}_{tx,a+k};];
+//   before:
+//   B^{16}_{tx=0}L^{32}_{a=0}L^{3}_{k=0}[F^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+E^{f64,g}_{tx,a+k};];
 //           B^{16}_{tx=0}L^{32}_{c=0}[G^{f64,g}_{tx,c}=max(F^{f64,g}_{tx,c},0);];
-//   after:  B^{16}_{tx=0}L^{32}_{a=0}[L^{3}_{k=0}[F^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+E^{f64,g}_{tx,a+k};];
+//   after:
+//   B^{16}_{tx=0}L^{32}_{a=0}[L^{3}_{k=0}[F^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+E^{f64,g}_{tx,a+k};];
 //           G^{f64,g}_{tx,a}=max(F^{f64,g}_{tx,a},0);];
 //
 // Preconditions: 1. block+1 exists (no_next_block); 2. the headers share at least their outer
@@ -111,10 +113,11 @@ class OperatorFusion final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input E f64[16,32]\ninput D f64[32]\noutput G f64[16,32]\n"
-                   "B^{16}_{tx=0}L^{32}_{a=0}[F^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+D^{f64,g}_{a};];"
-                   "B^{16}_{tx=0}L^{32}_{a=0}[G^{f64,g}_{tx,a}=max(F^{f64,g}_{tx,a},0);];\n",
-                   "operator_fusion(block=0)"};
+    return Example{
+        "input E f64[16,32]\ninput D f64[32]\noutput G f64[16,32]\n"
+        "B^{16}_{tx=0}L^{32}_{a=0}[F^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+D^{f64,g}_{a};];"
+        "B^{16}_{tx=0}L^{32}_{a=0}[G^{f64,g}_{tx,a}=max(F^{f64,g}_{tx,a},0);];\n",
+        "operator_fusion(block=0)"};
   }
 
  private:
@@ -198,8 +201,8 @@ class OperatorFusion final : public Strategy {
       std::vector<leir::Loop> shared(a.loops.begin(), a.loops.begin() + static_cast<long>(depth));
       std::optional<leir::Block> renamed = renamed_under(b, shared, names);
       if (!renamed) continue;
-      std::string t = graph::slice_conflict(shared, under_prefix(a, depth),
-                                            under_prefix(*renamed, depth));
+      std::string t =
+          graph::slice_conflict(shared, under_prefix(a, depth), under_prefix(*renamed, depth));
       if (t.empty()) return Plan{depth, std::move(*renamed), true};
       if (conflict.empty()) conflict = t;
     }

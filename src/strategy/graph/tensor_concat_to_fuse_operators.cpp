@@ -4,7 +4,8 @@
 //
 //   before: B^{16}_{tx=0}L^{32}_{a=0}[E^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}+C^{f64,g}_{tx,a};];
 //           B^{16}_{tx=0}L^{32}_{a=0}[F^{f64,g}_{tx,a}=D^{f64,g}_{tx,a}+C^{f64,g}_{tx,a};];
-//   after:  B^{16}_{tx=0}L^{32}_{a=0}[G^{f64,g}_{0,tx,a}=A^{f64,g}_{tx,a};G^{f64,g}_{1,tx,a}=D^{f64,g}_{tx,a};];
+//   after:
+//   B^{16}_{tx=0}L^{32}_{a=0}[G^{f64,g}_{0,tx,a}=A^{f64,g}_{tx,a};G^{f64,g}_{1,tx,a}=D^{f64,g}_{tx,a};];
 //           L^{2}_{c=0}B^{16}_{tx=0}L^{32}_{a=0}[H^{f64,g}_{c,tx,a}=G^{f64,g}_{c,tx,a}+C^{f64,g}_{tx,a};];
 //           B^{16}_{tx=0}L^{32}_{a=0}[E^{f64,g}_{tx,a}=H^{f64,g}_{0,tx,a};F^{f64,g}_{tx,a}=H^{f64,g}_{1,tx,a};];
 //
@@ -175,8 +176,8 @@ class TensorConcatToFuseOperators final : public Strategy {
           break;
         }
     if (back.loops.empty()) back.loops.push_back(leir::Loop{leir::LoopKind::kBound, 1, "tx"});
-    back.body.push_back(leir::Item::of(leir::Stmt{
-        lhs, stacked(out_name, lhs->dtype(), Expr::integer(0), lhs->indices())}));
+    back.body.push_back(leir::Item::of(
+        leir::Stmt{lhs, stacked(out_name, lhs->dtype(), Expr::integer(0), lhs->indices())}));
     back.body.push_back(leir::Item::of(leir::Stmt{
         r->second.lhs, stacked(out_name, lhs->dtype(), Expr::integer(1), lhs->indices())}));
     leir::Program out = surgery::replace_top_block(p, r->block + 1, {});
@@ -200,11 +201,12 @@ class TensorConcatToFuseOperators final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[16,32]\ninput C f64[16,32]\ninput D f64[16,32]\n"
-                   "output E f64[16,32]\noutput F f64[16,32]\n"
-                   "B^{16}_{tx=0}L^{32}_{a=0}[E^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}+C^{f64,g}_{tx,a};];"
-                   "B^{16}_{tx=0}L^{32}_{a=0}[F^{f64,g}_{tx,a}=D^{f64,g}_{tx,a}+C^{f64,g}_{tx,a};];\n",
-                   "tensor_concat_to_fuse_operators(block=0)"};
+    return Example{
+        "input A f64[16,32]\ninput C f64[16,32]\ninput D f64[16,32]\n"
+        "output E f64[16,32]\noutput F f64[16,32]\n"
+        "B^{16}_{tx=0}L^{32}_{a=0}[E^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}+C^{f64,g}_{tx,a};];"
+        "B^{16}_{tx=0}L^{32}_{a=0}[F^{f64,g}_{tx,a}=D^{f64,g}_{tx,a}+C^{f64,g}_{tx,a};];\n",
+        "tensor_concat_to_fuse_operators(block=0)"};
   }
 
  private:
@@ -220,8 +222,8 @@ class TensorConcatToFuseOperators final : public Strategy {
     // 2. One computing statement each.
     for (const leir::Block* blk : {&a, &b}) {
       if (blk->body.size() != 1 || !blk->body[0].is_stmt())
-        return infeasible(c + "not_single_statement", "blocks {} and {} must hold one statement each",
-                          *i, *i + 1);
+        return infeasible(c + "not_single_statement",
+                          "blocks {} and {} must hold one statement each", *i, *i + 1);
       if (blk->body[0].stmt->rhs->kind() == ExprKind::kAccess)
         return infeasible(c + "copy", "{} is a plain copy", leir::print(*blk->body[0].stmt));
     }

@@ -108,9 +108,10 @@ class TensorSplitToDecoupleOperators final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[16,64]\noutput D f64[16]\n"
-                   "B^{16}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];\n",
-                   "tensor_split_to_decouple_operators(block=0, axis=tx, at=8)"};
+    return Example{
+        "input A f64[16,64]\noutput D f64[16]\n"
+        "B^{16}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];\n",
+        "tensor_split_to_decouple_operators(block=0, axis=tx, at=8)"};
   }
 };
 

@@ -1,8 +1,10 @@
 // strategy/loop/loop_binding.cpp — binds one independent serial loop to a free CUDA hardware
 // axis (L → B): the loop variable is renamed to a binding name `<t|b><x|y|z><var>`.
 //
-//   before: B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
-//   after:  B^{16}_{tx=0}B^{32}_{tya=0}L^{64}_{c=0}[E^{f64,g}_{tx,tya}=E^{f64,g}_{tx,tya}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,tya};];
+//   before:
+//   B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
+//   after:
+//   B^{16}_{tx=0}B^{32}_{tya=0}L^{64}_{c=0}[E^{f64,g}_{tx,tya}=E^{f64,g}_{tx,tya}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,tya};];
 //
 // Preconditions: 1. the block is a top-level block (one kernel); 2. the loop is serial (L);
 // 3. the target is one of tx ty tz bx by bz and no loop of the kernel is bound to it yet (the
@@ -71,8 +73,8 @@ class LoopBinding final : public Strategy {
     STEPTP_TRY(target_text);
     std::optional<HardwareAxis> target = parse_target(*target_text);
     if (!target)
-      return infeasible("loop_binding.bad_target",
-                        "target '{}' is not one of tx ty tz bx by bz", *target_text);
+      return infeasible("loop_binding.bad_target", "target '{}' is not one of tx ty tz bx by bz",
+                        *target_text);
     STEPTP_TRY(check_target(*site->block, loop, *target));
     // 6. Threads run at once: their iterations must not share an element with a write.
     for (const std::string& t : analysis::written_tensors(*site->block))
@@ -116,10 +118,11 @@ class LoopBinding final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[16,64]\ninput C f64[64,32]\noutput E f64[16,32]\n"
-                   "B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+"
-                   "A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n",
-                   "loop_binding(block=0, loop=a, target=ty)"};
+    return Example{
+        "input A f64[16,64]\ninput C f64[64,32]\noutput E f64[16,32]\n"
+        "B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+"
+        "A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n",
+        "loop_binding(block=0, loop=a, target=ty)"};
   }
 
  private:

@@ -1,7 +1,8 @@
 // strategy/loop/loop_fusion.cpp — the inverse of loop_split: fuses an outer loop o and the loop v
 // right inside it, used only as o*f+v with f = extent(v), into one loop v of extent(o)*f.
 //
-//   before: L^{4}_{c=0}B^{4}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{c*4+tx}=max(D^{f64,g}_{c*4+tx},A^{f64,g}_{c*4+tx,a});];
+//   before:
+//   L^{4}_{c=0}B^{4}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{c*4+tx}=max(D^{f64,g}_{c*4+tx},A^{f64,g}_{c*4+tx,a});];
 //   after:  B^{16}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];
 //
 // Preconditions: 1. o is the header loop immediately outside v; 2. every use of o and v in the
@@ -35,7 +36,8 @@ bool is_int(const ExprRef& e, int64_t n) {
 // o*f or f*o
 bool is_scaled(const ExprRef& e, const std::string& o, int64_t f) {
   if (e->kind() != ExprKind::kBinary || e->binary_op() != BinaryOp::kMul) return false;
-  return (is_var(e->lhs(), o) && is_int(e->rhs(), f)) || (is_int(e->lhs(), f) && is_var(e->rhs(), o));
+  return (is_var(e->lhs(), o) && is_int(e->rhs(), f)) ||
+         (is_int(e->lhs(), f) && is_var(e->rhs(), o));
 }
 // o*f+v, f*o+v, v+o*f, v+f*o
 bool is_fused_index(const ExprRef& e, const std::string& o, int64_t f, const std::string& v) {
@@ -98,8 +100,8 @@ class LoopFusion final : public Strategy {
     const leir::Loop& v = b.loops[*pv];
     // 1. Adjacent, outer first.
     if (*pv != *po + 1)
-      return infeasible("loop_fusion.not_adjacent",
-                        "loop '{}' is not immediately inside loop '{}'", v.var, o.var);
+      return infeasible("loop_fusion.not_adjacent", "loop '{}' is not immediately inside loop '{}'",
+                        v.var, o.var);
     // 2. Only the split pattern uses the two variables.
     surgery::NameAllocator names(p);
     std::optional<leir::Block> fused = fuse(b, *po, names);
@@ -109,8 +111,8 @@ class LoopFusion final : public Strategy {
                         v.extent, v.var);
     // 3. The fused loop can keep the inner loop's kind.
     if (o.kind != leir::LoopKind::kSerial && o.kind != v.kind)
-      return infeasible("loop_fusion.kind_mismatch", "loop '{}' is {} but loop '{}' is {}",
-                        o.var, leir::loop_kind_name(o.kind), v.var, leir::loop_kind_name(v.kind));
+      return infeasible("loop_fusion.kind_mismatch", "loop '{}' is {} but loop '{}' is {}", o.var,
+                        leir::loop_kind_name(o.kind), v.var, leir::loop_kind_name(v.kind));
     return check_fused_kind(*fused, *po);
   }
 
@@ -119,7 +121,8 @@ class LoopFusion final : public Strategy {
     BlockPath path = *s.block();
     const leir::Block& b = *surgery::find_block(p, path);
     surgery::NameAllocator names(p);
-    return surgery::replace_block(p, path, *fuse(b, *surgery::find_loop(b, s.values("loops")[0]), names));
+    return surgery::replace_block(p, path,
+                                  *fuse(b, *surgery::find_loop(b, s.values("loops")[0]), names));
   }
 
   std::string explain(const leir::Program& p, const Site& s) const override {
@@ -139,10 +142,11 @@ class LoopFusion final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[16,64]\noutput D f64[16]\n"
-                   "L^{4}_{c=0}B^{4}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{c*4+tx}=max(D^{f64,g}_{c*4+tx},"
-                   "A^{f64,g}_{c*4+tx,a});];\n",
-                   "loop_fusion(block=0, loops=c,tx)"};
+    return Example{
+        "input A f64[16,64]\noutput D f64[16]\n"
+        "L^{4}_{c=0}B^{4}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{c*4+tx}=max(D^{f64,g}_{c*4+tx},"
+        "A^{f64,g}_{c*4+tx,a});];\n",
+        "loop_fusion(block=0, loops=c,tx)"};
   }
 
  private:
@@ -166,9 +170,10 @@ class LoopFusion final : public Strategy {
       case leir::LoopKind::kUnrolled:
       case leir::LoopKind::kVectorized:
         if (l.extent > kMaxShortLoop)
-          return infeasible("loop_fusion.too_long", "the fused {} loop '{}' would have {} > {} "
-                            "iterations", leir::loop_kind_name(l.kind), l.var, l.extent,
-                            kMaxShortLoop);
+          return infeasible("loop_fusion.too_long",
+                            "the fused {} loop '{}' would have {} > {} "
+                            "iterations",
+                            leir::loop_kind_name(l.kind), l.var, l.extent, kMaxShortLoop);
         break;
       case leir::LoopKind::kParallel:
         break;
@@ -176,13 +181,13 @@ class LoopFusion final : public Strategy {
         std::optional<analysis::HardwareAxis> a = analysis::hardware_axis(l.var);
         if (a && l.extent > analysis::axis_limit(*a))
           return infeasible("loop_fusion.extent_exceeds_axis",
-                            "the fused bound loop '{}' would have extent {} > {}", l.var,
-                            l.extent, analysis::axis_limit(*a));
+                            "the fused bound loop '{}' would have extent {} > {}", l.var, l.extent,
+                            analysis::axis_limit(*a));
         if (a && a->level == 't' &&
             analysis::threads_per_block(fused) > analysis::LaunchLimits::kMaxThreadsPerBlock)
           return infeasible("loop_fusion.too_many_threads",
-                            "the fused bound loop '{}' would give {} threads per block > {}",
-                            l.var, analysis::threads_per_block(fused),
+                            "the fused bound loop '{}' would give {} threads per block > {}", l.var,
+                            analysis::threads_per_block(fused),
                             analysis::LaunchLimits::kMaxThreadsPerBlock);
         break;
       }

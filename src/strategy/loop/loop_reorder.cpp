@@ -1,17 +1,19 @@
 // strategy/loop/loop_reorder.cpp — permutes the loops of one nest's header; extents and kinds
 // move with their variables, statements are untouched.
 //
-//   before: B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
-//   after:  B^{16}_{tx=0}L^{64}_{c=0}L^{32}_{a=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
+//   before:
+//   B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
+//   after:
+//   B^{16}_{tx=0}L^{64}_{c=0}L^{32}_{a=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
 //
 // Preconditions: 1. the order names every header loop exactly once and differs from the current
 // one; 2. every pair of iterations that touch one element (one of them writing) keeps its order:
 // for each written tensor, the loops that do not separate it keep their relative order, unless
 // the tensor is only a reduction (reassociated within floating-point tolerance).
 // sites() lists the legal orders, at most kMaxOrders per nest, in lexicographic order.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "analysis/dependence.h"
 #include "strategy/registry.h"
@@ -70,8 +72,7 @@ class LoopReorder final : public Strategy {
     if (sorted_order != sorted_current)
       return infeasible("loop_reorder.not_a_permutation",
                         "order {} is not a permutation of the loops {} of block {}",
-                        fmt::join(*order, ","), fmt::join(current, ","),
-                        s.values("block").front());
+                        fmt::join(*order, ","), fmt::join(current, ","), s.values("block").front());
     if (*order == current)
       return infeasible("loop_reorder.same_order", "order {} is the current order",
                         fmt::join(*order, ","));
@@ -113,10 +114,11 @@ class LoopReorder final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[16,64]\ninput C f64[64,32]\noutput E f64[16,32]\n"
-                   "B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+"
-                   "A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n",
-                   "loop_reorder(block=0, order=tx,c,a)"};
+    return Example{
+        "input A f64[16,64]\ninput C f64[64,32]\noutput E f64[16,32]\n"
+        "B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+"
+        "A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n",
+        "loop_reorder(block=0, order=tx,c,a)"};
   }
 };
 

@@ -51,8 +51,7 @@ class LoopUnrolling final : public Strategy {
       return infeasible("loop_unrolling.too_long", "loop '{}' has extent {} > {}", loop.var,
                         loop.extent, kMaxUnroll);
     if (loop.extent < 2)
-      return infeasible("loop_unrolling.trivial", "loop '{}' has extent {}", loop.var,
-                        loop.extent);
+      return infeasible("loop_unrolling.trivial", "loop '{}' has extent {}", loop.var, loop.extent);
     return feasible();
   }
 
@@ -61,7 +60,8 @@ class LoopUnrolling final : public Strategy {
     BlockPath path = *s.block();
     const leir::Block& b = *surgery::find_block(p, path);
     size_t pos = *surgery::find_loop(b, *s.name("loop"));
-    return surgery::replace_block(p, path, surgery::with_loop_kind(b, pos, leir::LoopKind::kUnrolled));
+    return surgery::replace_block(p, path,
+                                  surgery::with_loop_kind(b, pos, leir::LoopKind::kUnrolled));
   }
 
   std::string explain(const leir::Program& p, const Site& s) const override {
@@ -77,9 +77,10 @@ class LoopUnrolling final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[8,4]\noutput C f64[8,4]\n"
-                   "B^{8}_{tx=0}L^{4}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;];\n",
-                   "loop_unrolling(block=0, loop=a)"};
+    return Example{
+        "input A f64[8,4]\noutput C f64[8,4]\n"
+        "B^{8}_{tx=0}L^{4}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;];\n",
+        "loop_unrolling(block=0, loop=a)"};
   }
 };
 

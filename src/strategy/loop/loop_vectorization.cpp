@@ -67,7 +67,8 @@ class LoopVectorization final : public Strategy {
     Outcome<surgery::LoopSite> site = resolve(p, s, name());
     STEPTP_TRY(site);
     return surgery::replace_block(
-        p, site->path, surgery::with_loop_kind(*site->block, site->pos, leir::LoopKind::kVectorized));
+        p, site->path,
+        surgery::with_loop_kind(*site->block, site->pos, leir::LoopKind::kVectorized));
   }
 
   std::string explain(const leir::Program& p, const Site& s) const override {

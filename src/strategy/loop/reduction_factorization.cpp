@@ -2,8 +2,10 @@
 // cut k into two partial reductions over [0,k) and [k,n) with fresh accumulators, then combines
 // them into the original accumulator.
 //
-//   before: B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
-//   after:  B^{16}_{tx=0}L^{32}_{a=0}L^{32}_{c=0}[D^{f64,g}_{tx,a}=D^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
+//   before:
+//   B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
+//   after:
+//   B^{16}_{tx=0}L^{32}_{a=0}L^{32}_{c=0}[D^{f64,g}_{tx,a}=D^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
 //           B^{16}_{tx=0}L^{32}_{a=0}L^{32}_{c=0}[F^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+A^{f64,g}_{tx,c+32}*C^{f64,g}_{c+32,a};];
 //           B^{16}_{tx=0}L^{32}_{a=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+(D^{f64,g}_{tx,a}+F^{f64,g}_{tx,a});];
 //
@@ -15,9 +17,9 @@
 // two reduction loops) touches every element once.
 // Values are unchanged up to reassociation: each partial starts at the identity (first write),
 // and op is associative and commutative.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "analysis/access.h"
 #include "analysis/dependence.h"
@@ -49,7 +51,7 @@ ExprRef combine(AccumulateOp op, const ExprRef& x, const ExprRef& a, const ExprR
 }
 
 struct Factored {
-  std::string first, second;   // the partial accumulators
+  std::string first, second;  // the partial accumulators
   std::vector<leir::Block> blocks;
 };
 
@@ -66,8 +68,8 @@ Factored factor(const leir::Program& p, const leir::Block& b, size_t pr, int64_t
   leir::Block part1;
   part1.loops = b.loops;
   part1.loops[pr].extent = cut;
-  part1.body.push_back(leir::Item::of(
-      leir::Stmt{surgery::rename_tensor(st.lhs, x, f.first), surgery::rename_tensor(st.rhs, x, f.first)}));
+  part1.body.push_back(leir::Item::of(leir::Stmt{surgery::rename_tensor(st.lhs, x, f.first),
+                                                 surgery::rename_tensor(st.rhs, x, f.first)}));
 
   leir::Block part2;
   part2.loops = b.loops;
@@ -75,8 +77,7 @@ Factored factor(const leir::Program& p, const leir::Block& b, size_t pr, int64_t
   part2.body.push_back(leir::Item::of(leir::Stmt{surgery::rename_tensor(st.lhs, x, f.second),
                                                  surgery::rename_tensor(st.rhs, x, f.second)}));
   part2 = surgery::substitute_var(
-      part2, r.var,
-      Expr::binary(leir::BinaryOp::kAdd, Expr::index_var(r.var), Expr::integer(cut)));
+      part2, r.var, Expr::binary(leir::BinaryOp::kAdd, Expr::index_var(r.var), Expr::integer(cut)));
 
   leir::Block merge;
   for (const leir::Loop& l : b.loops)
@@ -188,10 +189,11 @@ class ReductionFactorization final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[16,64]\ninput C f64[64,32]\noutput E f64[16,32]\n"
-                   "B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+"
-                   "A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n",
-                   "reduction_factorization(block=0, loop=c, cut=32)"};
+    return Example{
+        "input A f64[16,64]\ninput C f64[64,32]\noutput E f64[16,32]\n"
+        "B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+"
+        "A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n",
+        "reduction_factorization(block=0, loop=c, cut=32)"};
   }
 };
 

@@ -8,12 +8,12 @@
 // parenthesised exponent) in a deterministic order that does not depend on GiNaC's hashing.
 #pragma once
 
+#include <ginac/ginac.h>
+
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <ginac/ginac.h>
 
 #include "leir/ir.h"
 

@@ -262,8 +262,7 @@ ex multiplied_out_factors(const ex& product) {
     for (const ex& f : product) out *= multiplied_out_factors(f);
     return out;
   }
-  if (GiNaC::is_a<GiNaC::power>(product))
-    return GiNaC::pow(product.op(0).expand(), product.op(1));
+  if (GiNaC::is_a<GiNaC::power>(product)) return GiNaC::pow(product.op(0).expand(), product.op(1));
   return product.expand();
 }
 
@@ -364,8 +363,8 @@ std::optional<ex> powsimp_expr(const ex& e) {
     return map_bottom_up(e, [](const ex& x) -> ex {
       // exp(n*log(y)) → y**n for an integer n: the same value wherever log(y) is defined
       // (y > 0; at y = 0 both are 0 for n > 0 and infinity for n < 0).
-      if (is_ex_the_function(x, exp) && GiNaC::is_a<GiNaC::mul>(x.op(0)) &&
-          x.op(0).nops() == 2 && is_num(x.op(0).op(1)) && num(x.op(0).op(1)).is_integer() &&
+      if (is_ex_the_function(x, exp) && GiNaC::is_a<GiNaC::mul>(x.op(0)) && x.op(0).nops() == 2 &&
+          is_num(x.op(0).op(1)) && num(x.op(0).op(1)).is_integer() &&
           is_ex_the_function(x.op(0).op(0), log))
         return GiNaC::pow(x.op(0).op(0).op(0), x.op(0).op(1));
       if (!GiNaC::is_a<GiNaC::mul>(x)) return x;

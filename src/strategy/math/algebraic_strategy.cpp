@@ -49,9 +49,9 @@ ExprRef strip_accumulator(const ExprRef& e, const ExprRef& out, BinaryOp op) {
   if (here != op && here != inverse) return nullptr;
   if (leir::equal(e->lhs(), out)) {
     if (here == op) return e->rhs();
-    return op == BinaryOp::kAdd ? leir::Expr::neg(e->rhs())
-                                : leir::Expr::binary(BinaryOp::kDiv, leir::Expr::integer(1),
-                                                     e->rhs());
+    return op == BinaryOp::kAdd
+               ? leir::Expr::neg(e->rhs())
+               : leir::Expr::binary(BinaryOp::kDiv, leir::Expr::integer(1), e->rhs());
   }
   ExprRef rest = strip_accumulator(e->lhs(), out, op);
   return rest ? leir::Expr::binary(here, rest, e->rhs()) : nullptr;
@@ -173,7 +173,8 @@ class AlgebraicStrategy final : public Strategy {
     if (!e)
       return infeasible(code + "not_algebraic",
                         "{} uses comparisons, //, %, & , | or inf, which have no algebraic "
-                        "reading here", leir::print(target));
+                        "reading here",
+                        leir::print(target));
     // 1b. Fraction strategies need a division.
     if (rule_.needs_fraction && !has_fraction(*e))
       return infeasible(code + "no_division", "{} divides by nothing", leir::print(target));
@@ -191,8 +192,10 @@ class AlgebraicStrategy final : public Strategy {
     std::optional<GiNaC::ex> out = rule_.rewrite(*e, symbol ? &*symbol : nullptr);
     const bool selects_changed = target != original;  // rewrite keeps an unchanged tree
     if (!out && !selects_changed)
-      return infeasible(code + "no_change", "{} has nothing to rewrite, or the rewrite is not "
-                        "sound for the signs its factors may take", leir::print(original));
+      return infeasible(code + "no_change",
+                        "{} has nothing to rewrite, or the rewrite is not "
+                        "sound for the signs its factors may take",
+                        leir::print(original));
     std::optional<ExprRef> back = out ? algebra.to_leir(*out) : target;
     if (!back)
       return infeasible(code + "unrepresentable", "the result of rewriting {} is not LEIR",
@@ -265,8 +268,8 @@ class AlgebraicStrategy final : public Strategy {
   // power of the one exponential, which the C compiler evaluates once for both (Mish:
   // if_then_else(A>20, exp(A)**2, (exp(A)+1)**2), one exp instead of two).
   // `left_as_moved[k]`: argument k of `arms` is still exp(scale*X), X the select's argument k.
-  static ExprRef share_exponential(const ExprRef& select, const ExprRef& scale,
-                                   const ExprRef& arms, const std::vector<bool>& left_as_moved) {
+  static ExprRef share_exponential(const ExprRef& select, const ExprRef& scale, const ExprRef& arms,
+                                   const std::vector<bool>& left_as_moved) {
     if (!scale || scale->kind() != ExprKind::kNumber) return arms;
     const double n = scale->number_value();
     if (n != 2 && n != 3 && n != 4) return arms;
@@ -277,9 +280,8 @@ class AlgebraicStrategy final : public Strategy {
       bool shared = false;
       for (size_t j = 1; j < args.size() && !shared; ++j)
         if (j != k)
-          leir::for_each_expr(args[j], [&](const ExprRef& e) {
-            shared = shared || leir::equal(e, base);
-          });
+          leir::for_each_expr(args[j],
+                              [&](const ExprRef& e) { shared = shared || leir::equal(e, base); });
       if (shared) args[k] = leir::Expr::binary(BinaryOp::kPow, base, scale);
     }
     return leir::Expr::call(leir::Function::kIfThenElse, std::move(args));

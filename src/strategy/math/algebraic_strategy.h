@@ -8,12 +8,12 @@
 // structure the program has, so it composes with compute_inline.
 #pragma once
 
+#include <ginac/ginac.h>
+
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
-
-#include <ginac/ginac.h>
 
 #include "strategy/strategy.h"
 
@@ -22,7 +22,7 @@ namespace steptp::strategy::math {
 struct AlgebraicRule {
   std::string_view name;
   std::string_view summary;
-  std::string_view effect;   // "factors", "multiplies out", ... (for explain)
+  std::string_view effect;      // "factors", "multiplies out", ... (for explain)
   bool needs_fraction = false;  // 1b. the right-hand side must divide by something
   bool needs_symbol = false;    // the site names the tensor to gather terms on
   // The rewrite; `symbol` is set when needs_symbol. nullopt: nothing to do or unsound here.

@@ -40,10 +40,13 @@ bool is_exp(const ExprRef& e) {
 // The exp calls of e in value positions, pre-order.
 std::vector<ExprRef> exp_calls(const ExprRef& e) {
   std::vector<ExprRef> out;
-  split::replace_nth(e, SIZE_MAX - 1, [&](const ExprRef& n) {
-    if (is_exp(n)) out.push_back(n);
-    return false;
-  }, [](const ExprRef& n) { return n; });
+  split::replace_nth(
+      e, SIZE_MAX - 1,
+      [&](const ExprRef& n) {
+        if (is_exp(n)) out.push_back(n);
+        return false;
+      },
+      [](const ExprRef& n) { return n; });
   return out;
 }
 
@@ -107,9 +110,8 @@ class ExponentialSplit final : public Strategy {
         m->div ? Expr::binary(BinaryOp::kDiv, left,
                               exp_of(Expr::binary(BinaryOp::kSub, m->arg->rhs(), m->shift)))
                : Expr::binary(BinaryOp::kMul, left, exp_of(with_head(m->arg, m->shift)));
-    ExprRef rhs = split::replace_nth(m->stmt.stmt.rhs, m->call, is_exp, [&](const ExprRef&) {
-      return Expr::grouped(split_exp);
-    });
+    ExprRef rhs = split::replace_nth(m->stmt.stmt.rhs, m->call, is_exp,
+                                     [&](const ExprRef&) { return Expr::grouped(split_exp); });
     return split::with_statement(p, m->stmt, leir::Stmt{m->stmt.stmt.lhs, rhs});
   }
 
@@ -137,21 +139,21 @@ class ExponentialSplit final : public Strategy {
     STEPTP_TRY(c);
     std::vector<ExprRef> calls = exp_calls(r->stmt.rhs);
     if (*c < 0 || size_t(*c) >= calls.size())
-      return infeasible(code() + "no_such_exp", "statement {} has {} exp calls, not {}",
-                        r->index, calls.size(), *c + 1);
+      return infeasible(code() + "no_such_exp", "statement {} has {} exp calls, not {}", r->index,
+                        calls.size(), *c + 1);
     ExprRef arg = calls[size_t(*c)]->args()[0];
     ExprRef x = head(arg);
     if (x->kind() != ExprKind::kAccess)
-      return infeasible(code() + "no_leading_operand",
-                        "exp({}) does not start with a tensor read", leir::print(arg));
+      return infeasible(code() + "no_leading_operand", "exp({}) does not start with a tensor read",
+                        leir::print(arg));
     // 2. X can be shifted.
     STEPTP_TRY(split::usable_operand(p, *r, x, code()));
     // 4. The quotient form needs X-R.
     Outcome<std::string> form = s.name("form");
     STEPTP_TRY(form);
     bool div = *form == "div";
-    bool difference = arg->kind() == ExprKind::kBinary && arg->binary_op() == BinaryOp::kSub &&
-                      arg->lhs() == x;
+    bool difference =
+        arg->kind() == ExprKind::kBinary && arg->binary_op() == BinaryOp::kSub && arg->lhs() == x;
     if (div && !difference)
       return infeasible(code() + "not_a_difference", "exp({}) is not exp(X-R)", leir::print(arg));
     // 3. The shift.
@@ -166,8 +168,10 @@ class ExponentialSplit final : public Strategy {
       std::vector<ExprRef> ops = split::value_operands(r->stmt.rhs);
       Outcome<int64_t> j = s.integer("with");
       if (*by != "operand" || !j.ok() || *j < 0 || size_t(*j) >= ops.size())
-        return infeasible(code() + "bad_shift", "by={} is neither prev nor operand with an "
-                          "operand index", *by);
+        return infeasible(code() + "bad_shift",
+                          "by={} is neither prev nor operand with an "
+                          "operand index",
+                          *by);
       n = ops[size_t(*j)];
       STEPTP_TRY(split::usable_operand(p, *r, n, code()));
       if (leir::equal(n, x) || (difference && leir::equal(n, arg->rhs())))

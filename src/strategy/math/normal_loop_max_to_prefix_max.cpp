@@ -68,13 +68,13 @@ class NormalLoopMaxToPrefixMax final : public Strategy {
     };
     ExprRef kv = Expr::index_var(k.var);
     ExprRef previous = Expr::binary(leir::BinaryOp::kSub, kv, Expr::integer(1));
-    ExprRef guard = Expr::call(
-        leir::Function::kIfThenElse,
-        {Expr::compare({previous, Expr::integer(0)}, {leir::CompareOp::kLt}),
-         Expr::neg(Expr::inf()), at(previous)});
+    ExprRef guard = Expr::call(leir::Function::kIfThenElse,
+                               {Expr::compare({previous, Expr::integer(0)}, {leir::CompareOp::kLt}),
+                                Expr::neg(Expr::inf()), at(previous)});
     ExprRef x = m->stmt.rhs->args()[1];
-    leir::Block scan{b.loops, {leir::Item::of(leir::Stmt{at(kv), Expr::call(leir::Function::kMax,
-                                                                          {guard, x})})}};
+    leir::Block scan{
+        b.loops,
+        {leir::Item::of(leir::Stmt{at(kv), Expr::call(leir::Function::kMax, {guard, x})})}};
     leir::Block copy;
     for (size_t i = 0; i < b.loops.size(); ++i)
       if (i != m->reduce) copy.loops.push_back(b.loops[i]);
@@ -93,8 +93,7 @@ class NormalLoopMaxToPrefixMax final : public Strategy {
         "the value after the last step ({}={}) is then copied into {}. max is exact, so every "
         "value is unchanged",
         m->block, leir::print(m->stmt.lhs), k.var, k.extent,
-        surgery::NameAllocator(p).fresh_tensor(), k.var, k.var, k.extent - 1,
-        m->stmt.lhs->name());
+        surgery::NameAllocator(p).fresh_tensor(), k.var, k.var, k.extent - 1, m->stmt.lhs->name());
   }
 
  private:
@@ -142,7 +141,8 @@ class NormalLoopMaxToPrefixMax final : public Strategy {
     if (written)
       return infeasible(c + "continued_accumulation",
                         "{} already holds values before block {}, so its max does not start "
-                        "from -inf", st.lhs->name(), path->top);
+                        "from -inf",
+                        st.lhs->name(), path->top);
     return MaxSite{path->top, st, reduce[0]};
   }
 };

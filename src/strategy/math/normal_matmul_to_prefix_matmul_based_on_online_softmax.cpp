@@ -1,10 +1,12 @@
 // strategy/math/normal_matmul_to_prefix_matmul_based_on_online_softmax.cpp — after
 // online_softmax, the normalising block and the P·V matmul become a running (prefix) matmul
-// nested in the online block: Acc_{..,h,k} = Acc_{..,h,k-1}·exp(m_{k-1}-m_k) + exp(x_k-m_k)·V_{k,h},
-// followed by a copy block O = Acc_{..,h,n-1}/F_{n-1}. (The reference has no code for it; this is
-// its CoT's description: flashattention_wo_tiling on a program whose softmax is already online.)
+// nested in the online block: Acc_{..,h,k} = Acc_{..,h,k-1}·exp(m_{k-1}-m_k) +
+// exp(x_k-m_k)·V_{k,h}, followed by a copy block O = Acc_{..,h,n-1}/F_{n-1}. (The reference has no
+// code for it; this is its CoT's description: flashattention_wo_tiling on a program whose softmax
+// is already online.)
 //
-//   before: R^{..}L^{n}_{k=0}[m_{r,k}=…;F_{r,k}=…;];  R^{..}L^{n}_{k=0}[P_{r,k}=exp(S_{r,k}-m_{r,n-1})/F_{r,n-1};];
+//   before: R^{..}L^{n}_{k=0}[m_{r,k}=…;F_{r,k}=…;];
+//   R^{..}L^{n}_{k=0}[P_{r,k}=exp(S_{r,k}-m_{r,n-1})/F_{r,n-1};];
 //           …[O_{r,h}=O_{r,h}+P_{r,k}*V_{k,h};];
 //   after:  R^{..}L^{n}_{k=0}[m_{r,k}=…;F_{r,k}=…;L^{H}_{g=0}[G_{r,g,k}=if_then_else(k-1<0,0,
 //             G_{r,g,k-1}*exp(m_{r,k-1}-m_{r,k}))+exp(S_{r,k}-m_{r,k})*V_{k,g};];];
@@ -43,7 +45,8 @@ class NormalMatmulToPrefixMatmul final : public Strategy {
   Category category() const override { return Category::kMath; }
   Difficulty difficulty() const override { return Difficulty::kHard; }
   std::string_view summary() const override {
-    return "turn softmax-normalise-then-matmul into a running matmul inside the online softmax pass";
+    return "turn softmax-normalise-then-matmul into a running matmul inside the online softmax "
+           "pass";
   }
 
   std::vector<Site> sites(const leir::Program& p) const override {
@@ -83,9 +86,9 @@ class NormalMatmulToPrefixMatmul final : public Strategy {
         "keeps the running product {} and rescales it by exp(old max - new max) like the sum, "
         "so one division by {} at step {}={} gives {} without storing the probabilities",
         m->block, m->rec.max_name, m->rec.sum_name, online::reduce_var(m->rec),
-        online::extent(m->rec), m->block + 1, m->block + 2, leir::print(m->mm.v),
-        m->mm.out->name(), acc, m->rec.sum_name, online::reduce_var(m->rec),
-        online::extent(m->rec) - 1, m->mm.out->name());
+        online::extent(m->rec), m->block + 1, m->block + 2, leir::print(m->mm.v), m->mm.out->name(),
+        acc, m->rec.sum_name, online::reduce_var(m->rec), online::extent(m->rec) - 1,
+        m->mm.out->name());
   }
 
  private:
@@ -104,7 +107,8 @@ class NormalMatmulToPrefixMatmul final : public Strategy {
     if (!rec)
       return infeasible(code() + "not_online_block",
                         "block {} is not a running max and rescaled running sum (apply "
-                        "online_softmax first)", b);
+                        "online_softmax first)",
+                        b);
     // 2. The normaliser reading the last elements.
     const std::vector<ExprRef>& i = rec->max_out->indices();
     ExprRef want = Expr::binary(
@@ -120,8 +124,7 @@ class NormalMatmulToPrefixMatmul final : public Strategy {
     STEPTP_TRY(mm);
     // 4. A head dimension.
     if (online::head_loop_count(p, *mm) == 0)
-      return infeasible(code() + "no_head_loop", "the matmul in block {} has no head loop",
-                        b + 2);
+      return infeasible(code() + "no_head_loop", "the matmul in block {} has no head loop", b + 2);
     // 5. Nothing else reads what disappears.
     for (const std::string& t : {rec->max_name, rec->sum_name, (*prob)->name()})
       if (p.find_decl(t) != nullptr || online::used_outside(p, t, b, b + 2))

@@ -39,9 +39,15 @@ ExprRef first_step(const std::string& k) {  // k-1<0
 ExprRef ite(ExprRef c, ExprRef t, ExprRef f) {
   return Expr::call(Function::kIfThenElse, {std::move(c), std::move(t), std::move(f)});
 }
-ExprRef sub(ExprRef a, ExprRef b) { return Expr::binary(BinaryOp::kSub, std::move(a), std::move(b)); }
-ExprRef mul(ExprRef a, ExprRef b) { return Expr::binary(BinaryOp::kMul, std::move(a), std::move(b)); }
-ExprRef add(ExprRef a, ExprRef b) { return Expr::binary(BinaryOp::kAdd, std::move(a), std::move(b)); }
+ExprRef sub(ExprRef a, ExprRef b) {
+  return Expr::binary(BinaryOp::kSub, std::move(a), std::move(b));
+}
+ExprRef mul(ExprRef a, ExprRef b) {
+  return Expr::binary(BinaryOp::kMul, std::move(a), std::move(b));
+}
+ExprRef add(ExprRef a, ExprRef b) {
+  return Expr::binary(BinaryOp::kAdd, std::move(a), std::move(b));
+}
 ExprRef exp_of(ExprRef a) { return Expr::call(Function::kExp, {std::move(a)}); }
 
 ExprRef prefix(const std::string& name, const ExprRef& like, std::vector<ExprRef> idx,
@@ -129,27 +135,30 @@ Outcome<SoftmaxPair> match_softmax_pair(const leir::Program& p, size_t block,
   const leir::Block& mb = p.blocks[block];
   // 1. A single max reduction O=max(O,X).
   const leir::Stmt* ms = single_stmt(mb);
-  if (ms == nullptr || !is_call(ms->rhs, Function::kMax) || !leir::equal(ms->rhs->args()[0], ms->lhs))
+  if (ms == nullptr || !is_call(ms->rhs, Function::kMax) ||
+      !leir::equal(ms->rhs->args()[0], ms->lhs))
     return infeasible(c + "not_max_reduction", "block {} is not a single max reduction O=max(O,X)",
                       block);
   const ExprRef& o = ms->lhs;
   const ExprRef& x = ms->rhs->args()[1];
   // 2. O is indexed by distinct header loops (and constants); exactly one serial loop reduces.
   std::optional<std::vector<size_t>> red = reduction_loops(mb, o);
-  if (!red) return infeasible(c + "irregular_output", "{} is not indexed by distinct loops of block {}",
-                              leir::print(o), block);
+  if (!red)
+    return infeasible(c + "irregular_output", "{} is not indexed by distinct loops of block {}",
+                      leir::print(o), block);
   if (red->size() != 1 || mb.loops[(*red)[0]].kind != leir::LoopKind::kSerial)
     return infeasible(c + "reduction_loops",
                       "block {} reduces over {} loops; an online recurrence needs exactly one "
-                      "serial loop", block, red->size());
+                      "serial loop",
+                      block, red->size());
   // 3. The next block, over the same loops, sums exp(X-O) into S indexed like O.
   if (block + 1 >= p.blocks.size() || !(p.blocks[block + 1].loops == mb.loops))
-    return infeasible(c + "no_exp_sum", "block {} is not followed by a sum of exp over the same loops",
-                      block);
+    return infeasible(c + "no_exp_sum",
+                      "block {} is not followed by a sum of exp over the same loops", block);
   const leir::Stmt* ss = single_stmt(p.blocks[block + 1]);
   ExprRef e = ss ? summand(*ss) : nullptr;
-  if (e == nullptr || !is_call(e, Function::kExp) ||
-      !leir::equal(e->args()[0], sub(x, o)) || ss->lhs->indices().size() != o->indices().size())
+  if (e == nullptr || !is_call(e, Function::kExp) || !leir::equal(e->args()[0], sub(x, o)) ||
+      ss->lhs->indices().size() != o->indices().size())
     return infeasible(c + "no_exp_sum", "block {} does not compute S=S+exp({}-{})", block + 1,
                       leir::print(x), leir::print(o));
   for (size_t i = 0; i < o->indices().size(); ++i)
@@ -165,7 +174,8 @@ Outcome<SoftmaxPair> match_softmax_pair(const leir::Program& p, size_t block,
         written_outside(p, t, block, block + 1))
       return infeasible(c + "continued_accumulation",
                         "{} is written outside blocks {}-{}, so the reduction does not start from "
-                        "its identity", t, block, block + 1);
+                        "its identity",
+                        t, block, block + 1);
   }
   if (on == sn || analysis::mentions_tensor(x, on) || analysis::mentions_tensor(x, sn))
     return infeasible(c + "self_reference", "the reduced expression {} reads {} or {}",
@@ -192,8 +202,8 @@ std::vector<leir::Stmt> recurrence_stmts(const Recurrence& r) {
   const std::vector<ExprRef>& i = r.max_out->indices();
   ExprRef m_k = prefix(r.max_name, r.max_out, i, var(k));
   ExprRef m_prev = prefix(r.max_name, r.max_out, i, minus_one(k));
-  ExprRef running = Expr::call(
-      Function::kMax, {ite(first_step(k), Expr::neg(Expr::inf()), m_prev), r.x});
+  ExprRef running =
+      Expr::call(Function::kMax, {ite(first_step(k), Expr::neg(Expr::inf()), m_prev), r.x});
   ExprRef f_k = prefix(r.sum_name, r.sum_out, i, var(k));
   return {leir::Stmt{m_k, running},
           leir::Stmt{f_k, rescaled(r, r.sum_name, r.sum_out, i, nullptr)}};
@@ -263,9 +273,8 @@ bool may_be_neg_inf(const leir::Program& p, const ExprRef& x) {
   return has_inf(x) || reads_tainted(x);
 }
 
-leir::Program replace_reads(
-    const leir::Program& p, size_t first_block, std::string_view from,
-    const std::function<ExprRef(const std::vector<ExprRef>&)>& make) {
+leir::Program replace_reads(const leir::Program& p, size_t first_block, std::string_view from,
+                            const std::function<ExprRef(const std::vector<ExprRef>&)>& make) {
   leir::Program out = p;
   std::vector<leir::Block> tail(p.blocks.begin() + long(first_block), p.blocks.end());
   tail = leir::rewrite_exprs(tail, [&](const ExprRef& n) {
@@ -301,9 +310,8 @@ bool written_outside(const leir::Program& p, std::string_view tensor, size_t ski
   return written;
 }
 
-Outcome<ExprRef> match_normaliser(const leir::Program& p, size_t block,
-                                  const leir::Block& header, const ExprRef& want,
-                                  std::string_view code) {
+Outcome<ExprRef> match_normaliser(const leir::Program& p, size_t block, const leir::Block& header,
+                                  const ExprRef& want, std::string_view code) {
   const std::string c(code);
   if (block >= p.blocks.size() || !(p.blocks[block].loops == header.loops))
     return infeasible(c + "no_normaliser", "no block {} over the same loops normalises the softmax",
@@ -317,8 +325,7 @@ Outcome<ExprRef> match_normaliser(const leir::Program& p, size_t block,
     return infeasible(c + "irregular_output", "{} is not indexed by every loop of block {}",
                       leir::print(s->lhs), block);
   if (p.find_decl(s->lhs->name()) != nullptr || written_outside(p, s->lhs->name(), block, block))
-    return infeasible(c + "declared_tensor", "{} is declared or written elsewhere",
-                      s->lhs->name());
+    return infeasible(c + "declared_tensor", "{} is declared or written elsewhere", s->lhs->name());
   return s->lhs;
 }
 
@@ -420,9 +427,9 @@ leir::Program build_flash(const leir::Program& p, const Recurrence& r, const Mat
   for (const ExprRef& i : r.max_out->indices()) row.push_back(substitute(i, to_copy));
   std::vector<ExprRef> acc_last = row;
   acc_last.insert(acc_last.end(), head_copy.begin(), head_copy.end());
-  ExprRef value = Expr::binary(BinaryOp::kDiv,
-                               prefix(acc_name, like, acc_last, Expr::integer(extent(r) - 1)),
-                               last_sum(r, row));
+  ExprRef value =
+      Expr::binary(BinaryOp::kDiv, prefix(acc_name, like, acc_last, Expr::integer(extent(r) - 1)),
+                   last_sum(r, row));
   copy.body.push_back(leir::Item::of(leir::Stmt{mm.out, value}));
 
   leir::Program out = p;

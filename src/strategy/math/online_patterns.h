@@ -36,9 +36,9 @@ Outcome<SoftmaxPair> match_softmax_pair(const leir::Program& p, size_t block,
 struct Recurrence {
   const leir::Block* header = nullptr;  // the loops (the max block's)
   size_t reduce = 0;
-  leir::ExprRef max_out, sum_out, x;    // O_{I} and S_{I} give indices, dtypes and scopes
-  std::string max_name, sum_name;       // the prefix tensors m and F
-  bool guard_neg_inf = false;           // X may be -inf: keep m=-inf prefixes at F=0
+  leir::ExprRef max_out, sum_out, x;  // O_{I} and S_{I} give indices, dtypes and scopes
+  std::string max_name, sum_name;     // the prefix tensors m and F
+  bool guard_neg_inf = false;         // X may be -inf: keep m=-inf prefixes at F=0
 };
 
 // The recurrence replacing a pair, with prefix tensors named m and f; guarded when X may be -inf.
@@ -64,9 +64,9 @@ std::optional<Recurrence> match_recurrence_block(const leir::Program& p, size_t 
 bool may_be_neg_inf(const leir::Program& p, const leir::ExprRef& x);
 
 // The program with every access to tensor `from` replaced by `make(indices)`.
-leir::Program replace_reads(const leir::Program& p, size_t first_block, std::string_view from,
-                            const std::function<leir::ExprRef(const std::vector<leir::ExprRef>&)>&
-                                make);
+leir::Program replace_reads(
+    const leir::Program& p, size_t first_block, std::string_view from,
+    const std::function<leir::ExprRef(const std::vector<leir::ExprRef>&)>& make);
 
 // Statements (other than those in blocks [skip_first, skip_last]) that read or write `tensor`.
 bool used_outside(const leir::Program& p, std::string_view tensor, size_t skip_first,
@@ -84,9 +84,9 @@ Outcome<leir::ExprRef> match_normaliser(const leir::Program& p, size_t block,
 // P·V after a normaliser: `P_J=exp(X-…)/…` in block `div`, then `R=R+P_{Pi}*V` in block div+1.
 struct Matmul {
   size_t block = 0;
-  leir::ExprRef out;                 // R_{Ro}
-  leir::ExprRef v;                   // V (in the matmul's variables)
-  size_t reduce = 0;                 // position of the matmul's reduction loop r
+  leir::ExprRef out;                          // R_{Ro}
+  leir::ExprRef v;                            // V (in the matmul's variables)
+  size_t reduce = 0;                          // position of the matmul's reduction loop r
   std::map<std::string, std::string> to_div;  // matmul var of Pi → the div/max header var
 };
 // Matches the matmul at block `mm` reading the normaliser output `p_out` (P_J, J = the

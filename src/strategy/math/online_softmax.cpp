@@ -58,8 +58,9 @@ class OnlineSoftmax final : public Strategy {
     leir::Program out = online::replace_reads(
         p, m->max_block + 2, m->max_out->name(),
         [&](const std::vector<ExprRef>& idx) { return online::last_max(r, idx); });
-    out = online::replace_reads(out, m->max_block + 2, m->sum_out->name(),
-                                [&](const std::vector<ExprRef>& idx) { return online::last_sum(r, idx); });
+    out = online::replace_reads(
+        out, m->max_block + 2, m->sum_out->name(),
+        [&](const std::vector<ExprRef>& idx) { return online::last_sum(r, idx); });
     out.blocks.erase(out.blocks.begin() + long(m->max_block),
                      out.blocks.begin() + long(m->max_block) + 2);
     out.blocks.insert(out.blocks.begin() + long(m->max_block), std::move(fused));

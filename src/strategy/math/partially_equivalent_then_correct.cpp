@@ -43,7 +43,10 @@ struct Affine {
 
   void add(const std::string& v, int64_t c) {
     for (auto& [name, coef] : terms)
-      if (name == v) { coef += c; return; }
+      if (name == v) {
+        coef += c;
+        return;
+      }
     terms.emplace_back(v, c);
   }
   int64_t coef(std::string_view v) const {
@@ -55,7 +58,11 @@ struct Affine {
 
 std::optional<Affine> affine(const ExprRef& e) {
   switch (e->kind()) {
-    case ExprKind::kIndexVar: { Affine a; a.add(e->name(), 1); return a; }
+    case ExprKind::kIndexVar: {
+      Affine a;
+      a.add(e->name(), 1);
+      return a;
+    }
     case ExprKind::kNumber:
       if (!e->is_integer_literal()) return std::nullopt;
       return Affine{{}, int64_t(e->number_value())};
@@ -102,8 +109,10 @@ ExprRef to_expr(const Affine& a) {
     ExprRef term = Expr::index_var(v);
     int64_t mag = c < 0 ? -c : c;
     if (mag != 1) term = Expr::binary(BinaryOp::kMul, term, Expr::integer(mag));
-    if (!out) out = c < 0 ? Expr::neg(term) : term;
-    else out = Expr::binary(c < 0 ? BinaryOp::kSub : BinaryOp::kAdd, out, term);
+    if (!out)
+      out = c < 0 ? Expr::neg(term) : term;
+    else
+      out = Expr::binary(c < 0 ? BinaryOp::kSub : BinaryOp::kAdd, out, term);
   }
   if (!out) return Expr::integer(a.constant);
   if (a.constant > 0) return Expr::binary(BinaryOp::kAdd, out, Expr::integer(a.constant));
@@ -146,11 +155,11 @@ struct Axis {
 struct PadSite {
   size_t pad = 0, conv = 0;
   leir::Stmt pad_stmt, conv_stmt;
-  ExprRef read;                 // the E access in the conv statement
-  ExprRef guard, source;        // the padding condition and the A access
-  std::vector<Axis> axes;       // guarded output axes, header order
-  size_t n_out = 0;             // the first n_out header loops are output loops
-  bool keep_pad = false;        // E is read elsewhere or is a program output
+  ExprRef read;            // the E access in the conv statement
+  ExprRef guard, source;   // the padding condition and the A access
+  std::vector<Axis> axes;  // guarded output axes, header order
+  size_t n_out = 0;        // the first n_out header loops are output loops
+  bool keep_pad = false;   // E is read elsewhere or is a program output
 };
 
 class PartiallyEquivalentThenCorrect final : public Strategy {
@@ -202,8 +211,8 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
         leir::Loop& l = loops[m->axes[i].loop];
         l.extent = box[i].second;
         if (box[i].first != 0)
-          shift[l.var] = Expr::binary(BinaryOp::kAdd, Expr::index_var(l.var),
-                                      Expr::integer(box[i].first));
+          shift[l.var] =
+              Expr::binary(BinaryOp::kAdd, Expr::index_var(l.var), Expr::integer(box[i].first));
       }
       return leir::Stmt{canonical_indices(substitute(st.lhs, shift)),
                         canonical_indices(substitute(st.rhs, shift))};
@@ -214,8 +223,8 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
       std::vector<std::pair<int64_t, int64_t>> box;
       for (const Axis& a : m->axes) box.emplace_back(a.lo, a.hi - a.lo);
       leir::Block b{conv.loops, {}};
-      b.body.push_back(leir::Item::of(
-          boxed(box, leir::Stmt{m->conv_stmt.lhs, with_read(direct)}, b.loops)));
+      b.body.push_back(
+          leir::Item::of(boxed(box, leir::Stmt{m->conv_stmt.lhs, with_read(direct)}, b.loops)));
       out.push_back(std::move(b));
     }
     // The corrections: for axis i, the low and high borders, earlier axes interior, later full.
@@ -228,9 +237,12 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
         std::vector<std::pair<int64_t, int64_t>> box;
         for (size_t j = 0; j < m->axes.size(); ++j) {
           const Axis& a = m->axes[j];
-          if (j < i) box.emplace_back(a.lo, a.hi - a.lo);
-          else if (j == i) box.push_back(part);
-          else box.emplace_back(0, conv.loops[a.loop].extent);
+          if (j < i)
+            box.emplace_back(a.lo, a.hi - a.lo);
+          else if (j == i)
+            box.push_back(part);
+          else
+            box.emplace_back(0, conv.loops[a.loop].extent);
         }
         std::vector<leir::Loop> loops = conv.loops;
         leir::Stmt st = boxed(box, fix, loops);
@@ -264,10 +276,10 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
         "correction blocks that start them at 0 and read {} through the same guard. {}",
         m->conv, m->conv_stmt.lhs->name(), m->read->name(), m->source->name(), m->pad, ranges,
         m->source->name(), m->source->name(),
-        m->keep_pad ? fmt::format("{} is still read elsewhere, so block {} stays",
-                                  m->read->name(), m->pad)
-                    : fmt::format("Nothing else reads {}, so block {} is removed",
-                                  m->read->name(), m->pad));
+        m->keep_pad
+            ? fmt::format("{} is still read elsewhere, so block {} stays", m->read->name(), m->pad)
+            : fmt::format("Nothing else reads {}, so block {} is removed", m->read->name(),
+                          m->pad));
   }
 
  private:
@@ -280,8 +292,7 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
     Outcome<BlockPath> path = s.block();
     STEPTP_TRY(path);
     if (!path->is_top_level() || path->top >= p.blocks.size())
-      return infeasible(code("no_such_block"), "there is no top-level block {}",
-                        path->to_string());
+      return infeasible(code("no_such_block"), "there is no top-level block {}", path->to_string());
     PadSite m;
     m.conv = path->top;
     const leir::Block& conv = p.blocks[m.conv];
@@ -307,12 +318,13 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
     }
     m.n_out = out_vars.size();
     for (size_t i = 0; i < conv.loops.size(); ++i) {
-      bool is_out = std::find(out_vars.begin(), out_vars.end(), conv.loops[i].var) !=
-                    out_vars.end();
+      bool is_out =
+          std::find(out_vars.begin(), out_vars.end(), conv.loops[i].var) != out_vars.end();
       if (is_out != (i < m.n_out))
         return infeasible(code("irregular_output"),
                           "block {}'s loops are not the output loops of {} followed by the "
-                          "reduction loops", m.conv, leir::print(lhs));
+                          "reduction loops",
+                          m.conv, leir::print(lhs));
     }
     if (m.n_out == conv.loops.size())
       return infeasible(code("not_accumulation"), "block {} has no reduction loop", m.conv);
@@ -329,7 +341,8 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
         writes(0, m.conv, lhs->name()) != 0)
       return infeasible(code("continued_accumulation"),
                         "{} already holds values before block {}, so its sum does not start "
-                        "from 0", lhs->name(), m.conv);
+                        "from 0",
+                        lhs->name(), m.conv);
     // 3. The one tensor read, and its padding block.
     std::vector<ExprRef> reads;
     leir::for_each_expr(rhs->rhs(), [&](const ExprRef& e) {
@@ -352,7 +365,8 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
     if (!pad)
       return infeasible(code("not_padding"),
                         "block {} reads no tensor made by an earlier zero-padding block "
-                        "E=if_then_else(lo<=v<hi,A_{{v-lo}},0)", m.conv);
+                        "E=if_then_else(lo<=v<hi,A_{{v-lo}},0)",
+                        m.conv);
     m.pad = *pad;
     const std::string& e_name = m.read->name();
     const std::string& a_name = m.source->name();
@@ -360,7 +374,8 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
         writes(m.pad, m.conv + 1, a_name) != 0)
       return infeasible(code("not_padding"),
                         "{} must be an intermediate written only by block {}, and {} must not be "
-                        "written between blocks {} and {}", e_name, m.pad, a_name, m.pad, m.conv);
+                        "written between blocks {} and {}",
+                        e_name, m.pad, a_name, m.pad, m.conv);
     // 4.–5. Each guarded read index: one output variable plus reduction variables.
     const auto& pad_idx = m.pad_stmt.lhs->indices();
     for (const ExprRef& cmp : guard_terms(m.guard)) {
@@ -375,7 +390,10 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
       bool ok = a.has_value();
       for (const auto& [var, c] : a ? a->terms : std::vector<std::pair<std::string, int64_t>>{}) {
         std::optional<size_t> pos = surgery::find_loop(conv, var);
-        if (!pos || c == 0) { ok = ok && pos.has_value(); continue; }
+        if (!pos || c == 0) {
+          ok = ok && pos.has_value();
+          continue;
+        }
         if (*pos < m.n_out) {
           ok = ok && !out_loop && c > 0;
           out_loop = pos;
@@ -390,8 +408,8 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
       if (!ok || !out_loop || reused)
         return infeasible(code("irregular_read"),
                           "the read {} of {} along padded axis '{}' is not one output loop "
-                          "variable plus reduction variables", leir::print(m.read->indices()[k]),
-                          e_name, v);
+                          "variable plus reduction variables",
+                          leir::print(m.read->indices()[k]), e_name, v);
       // Interior: stride·o + lo_sum >= g_lo and stride·o + hi_sum <= g_hi-1.
       int64_t n = conv.loops[*out_loop].extent;
       auto ceil_div = [](int64_t x, int64_t d) { return x >= 0 ? (x + d - 1) / d : -((-x) / d); };
@@ -401,18 +419,18 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
       if (hi <= lo)
         return infeasible(code("no_interior"),
                           "every output '{}' of block {} reads the padding of {} along '{}' "
-                          "(guard {}<={}<{})", conv.loops[*out_loop].var, m.conv, e_name, v, g_lo,
-                          v, g_hi);
+                          "(guard {}<={}<{})",
+                          conv.loops[*out_loop].var, m.conv, e_name, v, g_lo, v, g_hi);
       m.axes.push_back(Axis{*out_loop, lo, hi});
     }
     std::sort(m.axes.begin(), m.axes.end(),
               [](const Axis& x, const Axis& y) { return x.loop < y.loop; });
-    if (std::all_of(m.axes.begin(), m.axes.end(), [&](const Axis& a) {
-          return a.lo == 0 && a.hi == conv.loops[a.loop].extent;
-        }))
+    if (std::all_of(m.axes.begin(), m.axes.end(),
+                    [&](const Axis& a) { return a.lo == 0 && a.hi == conv.loops[a.loop].extent; }))
       return infeasible(code("nothing_to_correct"),
                         "no output of block {} reads the padding of {}, so there is no border "
-                        "to correct", m.conv, e_name);
+                        "to correct",
+                        m.conv, e_name);
     // E stays when anything besides the conv reads it.
     size_t other_reads = 0;
     std::vector<leir::Block> rest(p.blocks.begin() + long(m.pad) + 1, p.blocks.end());
@@ -439,7 +457,8 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
     }
     const ExprRef u = Expr::ungrouped(g);
     if (u->kind() == ExprKind::kCompare && u->operands().size() == 3 &&
-        u->compare_ops()[0] == leir::CompareOp::kLe && u->compare_ops()[1] == leir::CompareOp::kLt &&
+        u->compare_ops()[0] == leir::CompareOp::kLe &&
+        u->compare_ops()[1] == leir::CompareOp::kLt &&
         u->operands()[0]->kind() == ExprKind::kNumber && u->operands()[0]->is_integer_literal() &&
         u->operands()[2]->kind() == ExprKind::kNumber && u->operands()[2]->is_integer_literal() &&
         u->operands()[1]->kind() == ExprKind::kIndexVar)
@@ -467,7 +486,8 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
     if (terms.empty()) return false;
     std::map<std::string, int64_t> shift;
     for (const ExprRef& t : terms)
-      if (!shift.emplace(t->operands()[1]->name(), int64_t(t->operands()[0]->number_value())).second)
+      if (!shift.emplace(t->operands()[1]->name(), int64_t(t->operands()[0]->number_value()))
+               .second)
         return false;
     for (size_t k = 0; k < idx.size(); ++k) {
       std::optional<Affine> a = affine(src->indices()[k]);

@@ -2,10 +2,12 @@
 // a cache read copies what a block reads into a new buffer before it; a cache write lets the
 // block compute into a new buffer and copies the result back to the tensor after it.
 //
-//   before: B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
+//   before:
+//   B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
 //   read C: B^{6}_{tx=0}L^{8}_{c=0}[D^{f64,l}_{c,tx}=C^{f64,g}_{c,tx};];
 //           B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*D^{f64,l}_{c,a};];
-//   write E: B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[D^{f64,s}_{tx,a}=D^{f64,s}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
+//   write E:
+//   B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[D^{f64,s}_{tx,a}=D^{f64,s}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
 //            B^{4}_{tx=0}L^{6}_{a=0}[E^{f64,g}_{tx,a}=D^{f64,s}_{tx,a};];
 //
 // Preconditions: 1. a top-level block; 2. mode is read or write, scope is s or l; 3. (read) the
@@ -118,10 +120,11 @@ class CacheReadWrite final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[4,8]\ninput C f64[8,6]\noutput E f64[4,6]\n"
-                   "B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+"
-                   "A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n",
-                   "cache_read_write(block=0, tensor=C, mode=read, scope=l)"};
+    return Example{
+        "input A f64[4,8]\ninput C f64[8,6]\noutput E f64[4,6]\n"
+        "B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+"
+        "A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n",
+        "cache_read_write(block=0, tensor=C, mode=read, scope=l)"};
   }
 
  private:
@@ -139,7 +142,8 @@ class CacheReadWrite final : public Strategy {
     if (writer)
       return infeasible("cache_read_write.written_before",
                         "block {} already writes {} before block {}, so a fresh buffer would "
-                        "not start from {}'s values", *writer, tensor, block, tensor);
+                        "not start from {}'s values",
+                        *writer, tensor, block, tensor);
     return staged;
   }
 

@@ -38,7 +38,9 @@ std::vector<int64_t> proposed_factors(int64_t n) {
   return {small.front(), small.back()};
 }
 
-std::string dims_text(const std::vector<int64_t>& d) { return fmt::format("[{}]", fmt::join(d, ",")); }
+std::string dims_text(const std::vector<int64_t>& d) {
+  return fmt::format("[{}]", fmt::join(d, ","));
+}
 
 }  // namespace
 
@@ -70,8 +72,8 @@ Outcome<LayoutMap> layout_from_site(const Site& s, const std::vector<int64_t>& d
   if (*kind == "flatten") {
     m.kind = LayoutKind::kFlatten;
     if (rank < 2)
-      return infeasible(code, "a flatten needs at least 2 dimensions, the tensor has {} {}",
-                        rank, dims_text(dims));
+      return infeasible(code, "a flatten needs at least 2 dimensions, the tensor has {} {}", rank,
+                        dims_text(dims));
     return m;
   }
   if (*kind == "split") {

@@ -2,7 +2,8 @@
 // global buffer with another layout (a transpose, a row-major flatten, or a split of one
 // dimension into i//f, i%f), and makes the block read that buffer.
 //
-//   before:  B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
+//   before:
+//   B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
 //   flatten A: B^{4}_{tx=0}L^{8}_{c=0}[D^{f64,g}_{tx*8+c}=A^{f64,g}_{tx,c};];
 //              B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+D^{f64,g}_{tx*8+c}*C^{f64,g}_{c,a};];
 //
@@ -84,8 +85,8 @@ class LayoutTransformation final : public Strategy {
     if (!plan.ok()) return plan.infeasible().render();
     const ExprRef& a = plan->staged.access;
     std::vector<ExprRef> mapped = memory::map_indices(plan->map, a->indices());
-    ExprRef n = memory::with_indices(
-        memory::with_name_scope(a, plan->buffer, leir::Scope::kGlobal), mapped);
+    ExprRef n = memory::with_indices(memory::with_name_scope(a, plan->buffer, leir::Scope::kGlobal),
+                                     mapped);
     return fmt::format(
         "block {} reads {} through {}, covering a box of {}. A new copy nest stores those "
         "elements in buffer {} with {}, and block {} reads {} instead. The layout map is a "
@@ -97,10 +98,11 @@ class LayoutTransformation final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[4,8]\ninput C f64[8,6]\noutput E f64[4,6]\n"
-                   "B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+"
-                   "A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n",
-                   "layout_transformation(block=0, tensor=A, layout=flatten)"};
+    return Example{
+        "input A f64[4,8]\ninput C f64[8,6]\noutput E f64[4,6]\n"
+        "B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+"
+        "A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n",
+        "layout_transformation(block=0, tensor=A, layout=flatten)"};
   }
 
  private:
@@ -119,8 +121,8 @@ class LayoutTransformation final : public Strategy {
     if (is_plain_copy(p.blocks[*block]))
       return infeasible("layout_transformation.already_a_copy",
                         "block {} only copies {}; give the layout to the buffer it copies into "
-                        "instead (set_storage_layout)", *block,
-                        leir::print(p.blocks[*block].body[0].stmt->rhs));
+                        "instead (set_storage_layout)",
+                        *block, leir::print(p.blocks[*block].body[0].stmt->rhs));
     // 3. One subscript over header loops, safe to copy.
     Outcome<memory::StagedAccess> staged = memory::resolve_reads(p, *block, *tensor, name());
     STEPTP_TRY(staged);
@@ -137,9 +139,9 @@ class LayoutTransformation final : public Strategy {
           memory::with_name_scope(access, plan.buffer, leir::Scope::kGlobal),
           memory::map_indices(*map, access->indices()));
     };
-    leir::Block copy = memory::make_nest(
-        staged->loops, leir::Stmt{relaid(a), a}, names,
-        memory::with_name_scope(a, plan.buffer, leir::Scope::kGlobal));
+    leir::Block copy =
+        memory::make_nest(staged->loops, leir::Stmt{relaid(a), a}, names,
+                          memory::with_name_scope(a, plan.buffer, leir::Scope::kGlobal));
     leir::Block consumer = memory::replace_accesses(p.blocks[*block], *tensor, relaid);
     plan.result = surgery::replace_top_block(p, *block, {std::move(copy), std::move(consumer)});
     // 5. The buffer is exactly as large as the layout says.
@@ -148,10 +150,11 @@ class LayoutTransformation final : public Strategy {
     std::vector<int64_t> want = memory::mapped_shape(*map);
     if (info == nullptr || info->shape != want)
       return infeasible("layout_transformation.inexact_shape",
-                        "the copy of {} would not fill a [{}] buffer exactly ({})",
-                        leir::print(a), fmt::join(want, ","),
-                        info == nullptr ? std::string("no shape")
-                                        : fmt::format("inferred [{}]", fmt::join(info->shape, ",")));
+                        "the copy of {} would not fill a [{}] buffer exactly ({})", leir::print(a),
+                        fmt::join(want, ","),
+                        info == nullptr
+                            ? std::string("no shape")
+                            : fmt::format("inferred [{}]", fmt::join(info->shape, ",")));
     return plan;
   }
 };

@@ -1,7 +1,8 @@
 // strategy/memory/precompute_indices.cpp — hoists one compound index expression of a block into
 // an i64 index tensor computed by a new nest before it; the block then reads through a gather.
 //
-//   before: B^{4}_{tx=0}L^{8}_{a=0}L^{3}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+A^{f64,g}_{tx,a+c}*W^{f64,g}_{c};];
+//   before:
+//   B^{4}_{tx=0}L^{8}_{a=0}L^{3}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+A^{f64,g}_{tx,a+c}*W^{f64,g}_{c};];
 //   after:  B^{8}_{tx=0}L^{3}_{c=0}[D^{i64,g}_{tx,c}=tx+c;];
 //           B^{4}_{tx=0}L^{8}_{a=0}L^{3}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+A^{f64,g}_{tx,D^{i64,g}_{a,c}}*W^{f64,g}_{c};];
 //
@@ -45,7 +46,8 @@ bool is_constant(const ExprRef& e) {
 
 bool reads_tensor(const ExprRef& e) {
   bool found = false;
-  leir::for_each_expr(e, [&](const ExprRef& n) { found = found || n->kind() == ExprKind::kAccess; });
+  leir::for_each_expr(e,
+                      [&](const ExprRef& n) { found = found || n->kind() == ExprKind::kAccess; });
   return found;
 }
 
@@ -72,8 +74,8 @@ class PrecomputeIndices final : public Strategy {
     std::vector<Site> out;
     for (size_t i = 0; i < p.blocks.size(); ++i)
       for (size_t k = 0; k < candidates(p.blocks[i]).size(); ++k)
-        out.push_back(Site(std::string(name())).set_block(BlockPath{i, {}}).set_int("index",
-                                                                                    int64_t(k)));
+        out.push_back(
+            Site(std::string(name())).set_block(BlockPath{i, {}}).set_int("index", int64_t(k)));
     return out;
   }
 
@@ -119,10 +121,11 @@ class PrecomputeIndices final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[4,10]\ninput W f64[3]\noutput C f64[4,8]\n"
-                   "B^{4}_{tx=0}L^{8}_{a=0}L^{3}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+"
-                   "A^{f64,g}_{tx,a+c}*W^{f64,g}_{c};];\n",
-                   "precompute_indices(block=0, index=0)"};
+    return Example{
+        "input A f64[4,10]\ninput W f64[3]\noutput C f64[4,8]\n"
+        "B^{4}_{tx=0}L^{8}_{a=0}L^{3}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+"
+        "A^{f64,g}_{tx,a+c}*W^{f64,g}_{c};];\n",
+        "precompute_indices(block=0, index=0)"};
   }
 
  private:

@@ -2,8 +2,10 @@
 // and every read of it, in every block, is re-indexed through one layout map (a permutation of
 // its dimensions, a row-major flatten, or a split of one dimension into i//f, i%f).
 //
-//   before: ...[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];...[F^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+D^{f64,g}_{a};];
-//   after:  ...[E^{f64,g}_{a,tx}=E^{f64,g}_{a,tx}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];...[F^{f64,g}_{tx,a}=E^{f64,g}_{a,tx}+D^{f64,g}_{a};];
+//   before:
+//   ...[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];...[F^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+D^{f64,g}_{a};];
+//   after:
+//   ...[E^{f64,g}_{a,tx}=E^{f64,g}_{a,tx}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];...[F^{f64,g}_{tx,a}=E^{f64,g}_{a,tx}+D^{f64,g}_{a};];
 //
 // Preconditions: 1. the tensor is an intermediate (a declared tensor's layout is fixed by its
 // declaration); 2. the program's tensor table can be inferred (its shape is the box the map
@@ -86,16 +88,17 @@ class SetStorageLayout final : public Strategy {
         "re-indexed alike, so {} becomes {}. The map is a bijection of the tensor's box, so every "
         "element keeps exactly one home and all values are unchanged; only the memory order "
         "(and the stride of each loop over it) changes",
-        plan->tensor, fmt::join(plan->map.dims, ","), memory::describe(plan->map),
-        plan->references, first, after);
+        plan->tensor, fmt::join(plan->map.dims, ","), memory::describe(plan->map), plan->references,
+        first, after);
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[4,8]\ninput C f64[8,6]\ninput D f64[6]\noutput F f64[4,6]\n"
-                   "B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+"
-                   "A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];B^{4}_{tx=0}L^{6}_{a=0}[F^{f64,g}_{tx,a}="
-                   "E^{f64,g}_{tx,a}+D^{f64,g}_{a};];\n",
-                   "set_storage_layout(tensor=E, layout=permute, perm=1,0)"};
+    return Example{
+        "input A f64[4,8]\ninput C f64[8,6]\ninput D f64[6]\noutput F f64[4,6]\n"
+        "B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+"
+        "A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];B^{4}_{tx=0}L^{6}_{a=0}[F^{f64,g}_{tx,a}="
+        "E^{f64,g}_{tx,a}+D^{f64,g}_{a};];\n",
+        "set_storage_layout(tensor=E, layout=permute, perm=1,0)"};
   }
 
  private:
@@ -145,8 +148,6 @@ class SetStorageLayout final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_set_storage_layout() {
-  return std::make_unique<SetStorageLayout>();
-}
+std::unique_ptr<Strategy> make_set_storage_layout() { return std::make_unique<SetStorageLayout>(); }
 
 }  // namespace steptp::strategy

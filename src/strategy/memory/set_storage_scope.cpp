@@ -1,8 +1,10 @@
 // strategy/memory/set_storage_scope.cpp — moves one intermediate to another memory scope
 // (global, shared or local), consistently in every reference of every block.
 //
-//   before: ...[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];...[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];...
-//   after:  ...[D^{f64,l}_{tx}=max(D^{f64,l}_{tx},A^{f64,g}_{tx,a});];...[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,l}_{tx});];...
+//   before:
+//   ...[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];...[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];...
+//   after:
+//   ...[D^{f64,l}_{tx}=max(D^{f64,l}_{tx},A^{f64,g}_{tx,a});];...[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,l}_{tx});];...
 //
 // Preconditions: 1. the tensor occurs in the program; 2. it is an intermediate (a declared
 // input, param, const or output keeps its global buffer: moving an output out of global memory
@@ -23,14 +25,16 @@ using leir::Expr;
 using leir::ExprKind;
 using leir::ExprRef;
 
-constexpr leir::Scope kScopes[] = {leir::Scope::kGlobal, leir::Scope::kShared,
-                                   leir::Scope::kLocal};
+constexpr leir::Scope kScopes[] = {leir::Scope::kGlobal, leir::Scope::kShared, leir::Scope::kLocal};
 
 std::string_view scope_word(leir::Scope s) {
   switch (s) {
-    case leir::Scope::kGlobal: return "global";
-    case leir::Scope::kShared: return "shared";
-    case leir::Scope::kLocal: return "local";
+    case leir::Scope::kGlobal:
+      return "global";
+    case leir::Scope::kShared:
+      return "shared";
+    case leir::Scope::kLocal:
+      return "local";
   }
   return "?";
 }
@@ -55,8 +59,9 @@ class SetStorageScope final : public Strategy {
     std::vector<Site> out;
     for (const std::string& t : intermediates(p)) {
       for (leir::Scope scope : kScopes) {
-        Site s = Site(std::string(name())).set("tensor", t).set("scope",
-                                                                 std::string(1, leir::scope_letter(scope)));
+        Site s = Site(std::string(name()))
+                     .set("tensor", t)
+                     .set("scope", std::string(1, leir::scope_letter(scope)));
         if (resolve(p, s).ok()) out.push_back(std::move(s));
       }
     }
@@ -74,8 +79,7 @@ class SetStorageScope final : public Strategy {
     STEPTP_TRY(plan);
     leir::Program out = p;
     out.blocks = leir::rewrite_exprs(p.blocks, [&](const ExprRef& e) -> ExprRef {
-      if (e->kind() != ExprKind::kAccess || e->name() != plan->tensor ||
-          e->scope() == plan->scope)
+      if (e->kind() != ExprKind::kAccess || e->name() != plan->tensor || e->scope() == plan->scope)
         return e;
       return Expr::access(e->name(), e->dtype(), plan->scope, e->indices());
     });
@@ -94,10 +98,11 @@ class SetStorageScope final : public Strategy {
   }
 
   std::optional<Example> example() const override {
-    return Example{"input A f64[4,8]\noutput C f64[4,8]\n"
-                   "B^{4}_{tx=0}L^{8}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];"
-                   "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}-D^{f64,g}_{tx};];\n",
-                   "set_storage_scope(tensor=D, scope=l)"};
+    return Example{
+        "input A f64[4,8]\noutput C f64[4,8]\n"
+        "B^{4}_{tx=0}L^{8}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];"
+        "B^{4}_{tx=0}L^{8}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}-D^{f64,g}_{tx};];\n",
+        "set_storage_scope(tensor=D, scope=l)"};
   }
 
  private:
@@ -151,8 +156,10 @@ class SetStorageScope final : public Strategy {
       return infeasible("set_storage_scope.no_such_tensor", "no block references {}", *tensor);
     // 4. Something changes.
     if (!differs)
-      return infeasible("set_storage_scope.same_scope", "every reference of {} is already in "
-                        "scope {}", *tensor, *scope);
+      return infeasible("set_storage_scope.same_scope",
+                        "every reference of {} is already in "
+                        "scope {}",
+                        *tensor, *scope);
     return plan;
   }
 };

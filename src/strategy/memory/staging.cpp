@@ -22,7 +22,8 @@ namespace {
 
 bool has_access(const ExprRef& e) {
   bool found = false;
-  leir::for_each_expr(e, [&](const ExprRef& n) { found = found || n->kind() == ExprKind::kAccess; });
+  leir::for_each_expr(e,
+                      [&](const ExprRef& n) { found = found || n->kind() == ExprKind::kAccess; });
   return found;
 }
 
@@ -61,8 +62,8 @@ Outcome<StagedAccess> resolve_subscript(const leir::Program& p, size_t block,
     if (has_access(idx))
       return infeasible(c + "gather_subscript",
                         "{} in block {} is indexed through a tensor ({}), so its elements are "
-                        "not known before the block runs", leir::print(first), block,
-                        leir::print(idx));
+                        "not known before the block runs",
+                        leir::print(first), block, leir::print(idx));
     for (const std::string& v : analysis::vars_of(idx)) {
       if (!surgery::find_loop(b, v))
         return infeasible(c + "inner_loop_subscript",
@@ -74,7 +75,8 @@ Outcome<StagedAccess> resolve_subscript(const leir::Program& p, size_t block,
   if (used.empty())
     return infeasible(c + "no_loop_index",
                       "{} in block {} is indexed by no loop variable, so there is nothing to "
-                      "stage per iteration", leir::print(first), block);
+                      "stage per iteration",
+                      leir::print(first), block);
   StagedAccess out;
   out.block = block;
   out.access = first;
@@ -127,7 +129,8 @@ Outcome<StagedAccess> resolve_reads(const leir::Program& p, size_t block, std::s
     if (a.is_write)
       return infeasible(c + "written_in_block",
                         "block {} writes {} as well as reading it, so a copy made before the "
-                        "block would go stale", block, tensor);
+                        "block would go stale",
+                        block, tensor);
     reads.push_back(a.ref);
   }
   Outcome<StagedAccess> resolved = resolve_subscript(p, block, tensor, reads, strategy, "reads");
@@ -135,10 +138,9 @@ Outcome<StagedAccess> resolve_reads(const leir::Program& p, size_t block, std::s
   StagedAccess staged = std::move(resolved).value();
   for (size_t d = 0; d < staged.ranges.size(); ++d)
     if (staged.ranges[d].lo < 0)
-      return infeasible(c + "negative_index",
-                        "subscript {} of {} in block {} ranges over [{},{}], below 0", d,
-                        leir::print(staged.access), block, staged.ranges[d].lo,
-                        staged.ranges[d].hi);
+      return infeasible(
+          c + "negative_index", "subscript {} of {} in block {} ranges over [{},{}], below 0", d,
+          leir::print(staged.access), block, staged.ranges[d].lo, staged.ranges[d].hi);
   staged.guarded = guarded_in(b, tensor);
   if (staged.guarded) {
     // The copy would read every element the subscript can reach, including those the guard
@@ -160,8 +162,8 @@ Outcome<StagedAccess> resolve_reads(const leir::Program& p, size_t block, std::s
   return staged;
 }
 
-Outcome<StagedAccess> resolve_writes(const leir::Program& p, size_t block,
-                                     std::string_view tensor, std::string_view strategy) {
+Outcome<StagedAccess> resolve_writes(const leir::Program& p, size_t block, std::string_view tensor,
+                                     std::string_view strategy) {
   const leir::Block& b = p.blocks[block];
   std::vector<ExprRef> writes;
   for (const leir::Stmt* s : analysis::statements(b))
@@ -187,8 +189,8 @@ std::vector<std::string> read_only_tensors(const leir::Block& b) {
   return out;
 }
 
-leir::Block make_nest(std::vector<leir::Loop> loops, leir::Stmt stmt,
-                      surgery::NameAllocator& names, const ExprRef& write_witness) {
+leir::Block make_nest(std::vector<leir::Loop> loops, leir::Stmt stmt, surgery::NameAllocator& names,
+                      const ExprRef& write_witness) {
   leir::Block nest;
   for (leir::Loop& l : loops) {
     if (l.kind != leir::LoopKind::kBound) l.kind = leir::LoopKind::kSerial;
@@ -202,7 +204,8 @@ leir::Block make_nest(std::vector<leir::Loop> loops, leir::Stmt stmt,
   // Independence is decided on the witness subscript when one is given (a bijective re-layout of
   // an injective subscript is injective, but the dependence test cannot see through // and %).
   leir::Block probe = nest;
-  probe.body.push_back(leir::Item::of(leir::Stmt{write_witness ? write_witness : stmt.lhs, stmt.rhs}));
+  probe.body.push_back(
+      leir::Item::of(leir::Stmt{write_witness ? write_witness : stmt.lhs, stmt.rhs}));
   nest.body.push_back(leir::Item::of(std::move(stmt)));
   auto rename = [&](size_t i, const std::string& to, leir::LoopKind kind) {
     std::string from = nest.loops[i].var;
@@ -217,9 +220,8 @@ leir::Block make_nest(std::vector<leir::Loop> loops, leir::Stmt stmt,
     if (l.kind != leir::LoopKind::kBound || analysis::is_independent_loop(probe, l.var)) continue;
     rename(i, names.fresh_loop_var(), leir::LoopKind::kSerial);
   }
-  bool bound = std::any_of(nest.loops.begin(), nest.loops.end(), [](const leir::Loop& l) {
-    return l.kind == leir::LoopKind::kBound;
-  });
+  bool bound = std::any_of(nest.loops.begin(), nest.loops.end(),
+                           [](const leir::Loop& l) { return l.kind == leir::LoopKind::kBound; });
   if (bound || surgery::find_loop(nest, "tx")) return nest;
   for (size_t i = 0; i < nest.loops.size(); ++i) {
     const leir::Loop l = nest.loops[i];

@@ -22,11 +22,11 @@ namespace steptp::strategy::memory {
 // The accesses of one tensor in one top-level block, all with one subscript.
 struct StagedAccess {
   size_t block = 0;
-  leir::ExprRef access;                // one of them (they are all equal)
+  leir::ExprRef access;                   // one of them (they are all equal)
   leir::DType dtype = leir::DType::kF64;  // the tensor's real dtype (declaration first)
-  std::vector<leir::Loop> loops;       // the header loops the subscript uses, header order
-  std::vector<leir::Interval> ranges;  // per subscript component, over those loops
-  bool guarded = false;                // some access sits in a lazy if_then_else branch
+  std::vector<leir::Loop> loops;          // the header loops the subscript uses, header order
+  std::vector<leir::Interval> ranges;     // per subscript component, over those loops
+  bool guarded = false;                   // some access sits in a lazy if_then_else branch
 };
 
 // The top-level block a site's "block" parameter names; Infeasible "<strategy>.no_such_block"
@@ -42,8 +42,8 @@ Outcome<StagedAccess> resolve_reads(const leir::Program& p, size_t block, std::s
 
 // The writes of `tensor` in block `block` (codes: not_written, several_subscripts,
 // gather_subscript, inner_loop_subscript, no_loop_index, unbounded_index).
-Outcome<StagedAccess> resolve_writes(const leir::Program& p, size_t block,
-                                     std::string_view tensor, std::string_view strategy);
+Outcome<StagedAccess> resolve_writes(const leir::Program& p, size_t block, std::string_view tensor,
+                                     std::string_view strategy);
 
 // Tensors read but not written in a block, in order of first appearance.
 std::vector<std::string> read_only_tensors(const leir::Block& b);
@@ -53,8 +53,8 @@ std::vector<std::string> read_only_tensors(const leir::Block& b);
 // serial, and a nest left without a bound loop binds its first independent loop of extent
 // <= 1024 to tx. No loops at all gives B^{1}_{tx=0}. Independence is judged on
 // `write_witness` as the written access when given (the un-mapped subscript of a re-layout).
-leir::Block make_nest(std::vector<leir::Loop> loops, leir::Stmt stmt,
-                      surgery::NameAllocator& names, const leir::ExprRef& write_witness = nullptr);
+leir::Block make_nest(std::vector<leir::Loop> loops, leir::Stmt stmt, surgery::NameAllocator& names,
+                      const leir::ExprRef& write_witness = nullptr);
 
 // The block with every access of `tensor` (in any statement or subscript) replaced by fn(access).
 leir::Block replace_accesses(const leir::Block& b, std::string_view tensor,

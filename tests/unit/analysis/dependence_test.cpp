@@ -1,8 +1,9 @@
 // Dependence queries of one loop nest, against cases worked out by hand.
+#include "analysis/dependence.h"
+
 #include <gtest/gtest.h>
 
 #include "analysis/access.h"
-#include "analysis/dependence.h"
 #include "leir/parser.h"
 
 namespace steptp::analysis {
@@ -15,7 +16,8 @@ leir::Block block(const char* text) {
 }
 
 const char* kGemm =
-    "B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,"
+    "B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{"
+    "f64,"
     "g}_{c,a};];";
 
 TEST(Accumulation, RecognisedForms) {

@@ -1,5 +1,7 @@
 // Compiled C must compute what the interpreter (the semantics of record) computes, for every
 // program of the codegen set, on two seeds.
+#include "codegen/c_engine.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -14,14 +16,13 @@
 #include <stdexcept>
 
 #include "codegen/c_emitter.h"
-#include "codegen/c_engine.h"
 #include "codegen/compiler_driver.h"
+#include "codegen/lowering_facts.h"
 #include "codegen/timing.h"
 #include "codegen_programs.h"
 #include "interp/interpreter.h"
 #include "leir/parser.h"
 #include "leir/printer.h"
-#include "codegen/lowering_facts.h"
 
 namespace steptp::codegen {
 namespace {
@@ -99,10 +100,15 @@ bool within_ulps(double have, double want, int n) {
 
 double tolerance(leir::DType t) {
   switch (t) {
-    case leir::DType::kF64: return 1e-12;
-    case leir::DType::kF32: return 1e-6;
-    case leir::DType::kF16: case leir::DType::kBF16: return 1e-2;
-    default: return 0.0;
+    case leir::DType::kF64:
+      return 1e-12;
+    case leir::DType::kF32:
+      return 1e-6;
+    case leir::DType::kF16:
+    case leir::DType::kBF16:
+      return 1e-2;
+    default:
+      return 0.0;
   }
 }
 
@@ -137,14 +143,13 @@ TEST_P(CompiledMatchesInterpreter, OutputsAgree) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Programs, CompiledMatchesInterpreter,
-    ::testing::Combine(::testing::Range<size_t>(0, codegen_programs().size()),
-                       ::testing::Values<uint64_t>(1, 2)),
-    [](const ::testing::TestParamInfo<std::tuple<size_t, uint64_t>>& info) {
-      return codegen_programs()[std::get<0>(info.param)].name + "_seed" +
-             std::to_string(std::get<1>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(Programs, CompiledMatchesInterpreter,
+                         ::testing::Combine(::testing::Range<size_t>(0, codegen_programs().size()),
+                                            ::testing::Values<uint64_t>(1, 2)),
+                         [](const ::testing::TestParamInfo<std::tuple<size_t, uint64_t>>& info) {
+                           return codegen_programs()[std::get<0>(info.param)].name + "_seed" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
 
 int count(const std::string& text, const std::string& what) {
   int n = 0;
@@ -162,8 +167,8 @@ const NamedProgram& program_named(const std::string& name) {
 // regions stp_block<b>_region<k>.
 std::string block_code(const std::string& code, size_t b) {
   std::string out;
-  for (const std::string& head : {fmt::format("static void stp_block{}(", b),
-                                  fmt::format("static void stp_block{}_", b)}) {
+  for (const std::string& head :
+       {fmt::format("static void stp_block{}(", b), fmt::format("static void stp_block{}_", b)}) {
     for (size_t at = code.find(head); at != std::string::npos; at = code.find(head, at + 1)) {
       size_t end = code.find("\n}\n", at);
       out += code.substr(at, end == std::string::npos ? std::string::npos : end + 3 - at);
@@ -225,8 +230,7 @@ long matches(const std::string& text, const std::regex& pattern) {
 // The C a compiler without STP_WIDE_ENABLED sees: every `#if defined(STP_WIDE_ENABLED)`
 // version (512-bit tiles and explicit wide lane jams) dropped, its `#else` part kept.
 std::string narrow_part(std::string code) {
-  const std::string open = "#if defined(STP_WIDE_ENABLED)\n", other = "#else\n",
-                    close = "#endif\n";
+  const std::string open = "#if defined(STP_WIDE_ENABLED)\n", other = "#else\n", close = "#endif\n";
   for (size_t at = code.find(open); at != std::string::npos; at = code.find(open, at)) {
     const size_t mid = code.find(other, at), end = code.find(close, at);
     if (mid == std::string::npos || end == std::string::npos || mid > end) break;
@@ -252,18 +256,26 @@ TEST(CEmitter, SmallLoopsAroundReductionLanesAreJammed) {
   CSource sum = emitted("reduction_lanes_sum_product");
   sum.code = narrow_part(sum.code);
   EXPECT_EQ(count(sum.code, "#pragma omp simd collapse(2) reduction(+:stp_acc0,stp_acc1,stp_acc2)"),
-            1) << sum.code;
+            1)
+      << sum.code;
   EXPECT_EQ(count(sum.code, "#pragma omp simd reduction(+:stp_acc0,stp_acc1,stp_acc2)"), 1)
       << sum.code;
   EXPECT_EQ(count(sum.code, "#pragma omp simd collapse(2) reduction(*:stp_acc0,stp_acc1,stp_acc2)"),
-            1) << sum.code;
+            1)
+      << sum.code;
   // tx pinned to 2 in the load, update and store of accumulator 2 of each of the 3 blocks.
   EXPECT_EQ(count(sum.code, "const int64_t i_tx = 2;"), 3 * 3) << sum.code;
   CSource minmax = emitted("reduction_lanes_max_min_f32");
-  EXPECT_EQ(count(minmax.code, "collapse(2) reduction(stp_maxr:stp_acc0,stp_acc1,stp_acc2,"
-                               "stp_acc3,stp_acc4)"), 1) << minmax.code;
-  EXPECT_EQ(count(minmax.code, "collapse(2) reduction(stp_minr:stp_acc0,stp_acc1,stp_acc2,"
-                               "stp_acc3,stp_acc4)"), 1) << minmax.code;
+  EXPECT_EQ(count(minmax.code,
+                  "collapse(2) reduction(stp_maxr:stp_acc0,stp_acc1,stp_acc2,"
+                  "stp_acc3,stp_acc4)"),
+            1)
+      << minmax.code;
+  EXPECT_EQ(count(minmax.code,
+                  "collapse(2) reduction(stp_minr:stp_acc0,stp_acc1,stp_acc2,"
+                  "stp_acc3,stp_acc4)"),
+            1)
+      << minmax.code;
   EXPECT_NE(minmax.code.find("float stp_acc0"), std::string::npos) << minmax.code;
   // A register tile of a matrix product, the k tiles collapsed. Jamming all of tx (4 rows of
   // A) and a (4 rows of C) would take 16 accumulators + 4 held A rows + a streamed C row + a
@@ -309,8 +321,10 @@ TEST(CEmitter, LaneWiseSumAndProductLanesAreMarkedWide) {
   for (const char* rhs : {"C^{f64,g}_{tx}+if_then_else(A^{f64,g}_{tx,c}>0,A^{f64,g}_{tx,c},0)",
                           "C^{f64,g}_{tx}+exp(A^{f64,g}_{tx,c})"}) {
     std::string text = fmt::format(
-        "input A f64[4,16]\noutput C f64[4]\nB^{{4}}_{{tx=0}}V^{{16}}_{{c=0}}[C^{{f64,g}}_{{tx}}={};];"
-        "\n", rhs);
+        "input A f64[4,16]\noutput C "
+        "f64[4]\nB^{{4}}_{{tx=0}}V^{{16}}_{{c=0}}[C^{{f64,g}}_{{tx}}={};];"
+        "\n",
+        rhs);
     CSource c = emitted_text(text, "narrow.leir");
     EXPECT_EQ(count(c.code, "reduction(+:stp_acc0,stp_acc1,stp_acc2,stp_acc3)"), 1) << c.code;
     EXPECT_EQ(count(c.code, "STP_WIDE static"), 0) << c.code;
@@ -345,7 +359,8 @@ TEST(CEmitter, StationaryTilesGetAWideVersionBesideTheNarrowOne) {
   const size_t end = c.code.find("#endif\n", narrow);
   ASSERT_NE(end, std::string::npos);
   EXPECT_NE(c.code.substr(narrow, end - narrow).find("stp_v4d stp_v0_0, stp_v0_1, stp_v0_2;"),
-            std::string::npos) << c.code;
+            std::string::npos)
+      << c.code;
   EXPECT_EQ(count(c.code, "STP_WIDE_TILE static void stp_block0("), 1) << c.code;
   EXPECT_EQ(count(c.code, "static void stp_block1("), 1) << c.code;  // rows of 6
   EXPECT_EQ(count(c.code, "static void stp_block2("), 1) << c.code;  // rows of 5
@@ -366,19 +381,18 @@ TEST(CEmitter, StationaryTilesGetAWideVersionBesideTheNarrowOne) {
 // reduction with 64-byte vectors despite -mno-avx512f; elsewhere every loop keeps 32-byte ones.
 TEST(CEngine, WideReductionsGet512BitVectorsExactlyWhereTheMachineHasThem) {
   const std::vector<std::string> flags = CompilerOptions{}.flags;
-  const bool defined =
-      std::find(flags.begin(), flags.end(), "-DSTP_WIDE_VECTORS") != flags.end();
+  const bool defined = std::find(flags.begin(), flags.end(), "-DSTP_WIDE_VECTORS") != flags.end();
   EXPECT_EQ(defined, machine_has_wide_vectors());
   std::string report;
-  ASSERT_NO_FATAL_FAILURE(report = gcc_optimization_report(
-                              emitted("reduction_lanes_unjammed").code, "codegen-wide-test",
-                              "-fopt-info-vec-optimized"));
+  ASSERT_NO_FATAL_FAILURE(report = gcc_optimization_report(emitted("reduction_lanes_unjammed").code,
+                                                           "codegen-wide-test",
+                                                           "-fopt-info-vec-optimized"));
   EXPECT_EQ(report.find("loop vectorized using 64 byte vectors") != std::string::npos,
             machine_has_wide_vectors())
       << report;
-  ASSERT_NO_FATAL_FAILURE(report = gcc_optimization_report(
-                              emitted("reduction_lanes_max_min_f32").code, "codegen-narrow-test",
-                              "-fopt-info-vec-optimized"));
+  ASSERT_NO_FATAL_FAILURE(
+      report = gcc_optimization_report(emitted("reduction_lanes_max_min_f32").code,
+                                       "codegen-narrow-test", "-fopt-info-vec-optimized"));
   EXPECT_NE(report.find("loop vectorized using 32 byte vectors"), std::string::npos) << report;
   EXPECT_EQ(report.find("64 byte vectors"), std::string::npos) << report;
 }
@@ -389,8 +403,8 @@ TEST(CEngine, WideReductionsGet512BitVectorsExactlyWhereTheMachineHasThem) {
 // made 16 loads per reduction step instead of 6 and ran 5-30% slower (searched GEMM programs).
 // The omp simd version (narrow_part: what wide jams that are not written explicitly keep).
 TEST(CEngine, WideLaneJamsLoadEachVectorOnce) {
-  const std::string assembly = gcc_assembly(narrow_part(emitted("register_tiled_matmul").code),
-                                            "codegen-wide-loads-test");
+  const std::string assembly =
+      gcc_assembly(narrow_part(emitted("register_tiled_matmul").code), "codegen-wide-loads-test");
   const std::string block = function_assembly(assembly, "stp_block0");
   ASSERT_FALSE(block.empty()) << assembly;
   const std::regex multiply_of_memory("\tvmulpd\t[^\n]*\\(");  // a memory operand: "(%reg"
@@ -433,7 +447,8 @@ TEST(CEngine, WideLaneJamsAreExplicitVectorsWithEveryLoadInARegister) {
   EXPECT_NE(wide_code.find("(stp_w15[6] + stp_w15[7])"), std::string::npos) << wide_code;
   EXPECT_EQ(wide_code.find("omp simd"), std::string::npos) << wide_code;
   EXPECT_NE(narrow_code.find("#pragma omp simd collapse(2) reduction(+:stp_acc0,"),
-            std::string::npos) << narrow_code;
+            std::string::npos)
+      << narrow_code;
   EXPECT_EQ(narrow_code.find("stp_v8d"), std::string::npos) << narrow_code;
 
   if (!machine_has_wide_vectors()) return;  // the wide version is not compiled here
@@ -464,9 +479,11 @@ TEST(CEngine, WideJammedTilesLoadSharedRowsOnce) {
   // 4 channels x 2 vectors (at 0 and 2) accumulate; A's row is 2 shared vectors, W's is not.
   EXPECT_NE(wide_code.find("stp_v8d stp_v0_0, stp_v0_1, stp_v1_0, stp_v1_1, stp_v2_0, "
                            "stp_v2_1, stp_v3_0, stp_v3_1;"),
-            std::string::npos) << wide_code;
+            std::string::npos)
+      << wide_code;
   EXPECT_NE(wide_code.find("__asm__(\"\" : \"+v\"(stp_r0_0), \"+v\"(stp_r0_1));"),
-            std::string::npos) << wide_code;
+            std::string::npos)
+      << wide_code;
   EXPECT_EQ(count(wide_code, "(*(stp_v8d*)&t_A["), 2) << wide_code;  // once per vector
   EXPECT_EQ(count(wide_code, "(*(stp_v8d*)&t_W["), 8) << wide_code;  // per channel and vector
   EXPECT_EQ(narrow_code.find("__asm__"), std::string::npos) << narrow_code;
@@ -494,7 +511,8 @@ TEST(CEmitter, ElementwiseExpAndLogNestsAreMarkedWideMath) {
   CSource marked = emitted_text(softplus, "softplus.leir");
   EXPECT_NE(marked.code.find("#define STP_WIDE_MATH __attribute__((target(\"avx512f,avx512vl,"
                              "avx512dq,avx512bw,prefer-vector-width=512\")))"),
-            std::string::npos) << marked.code;
+            std::string::npos)
+      << marked.code;
   EXPECT_EQ(count(marked.code, "STP_WIDE_MATH static void"), 2) << marked.code;  // region + block
   CSource with_erf = emitted_text(
       "input A f64[4,40]\noutput C f64[4,40]\n"
@@ -523,8 +541,8 @@ TEST(CEmitter, ElementwiseExpAndLogNestsAreMarkedWideMath) {
     EXPECT_EQ(count(c.code, "STP_WIDE_MATH static"), 0) << text << "\n" << c.code;
   }
   std::string report;
-  ASSERT_NO_FATAL_FAILURE(report = gcc_optimization_report(
-                              marked.code, "codegen-wide-math-test", "-fopt-info-vec-optimized"));
+  ASSERT_NO_FATAL_FAILURE(report = gcc_optimization_report(marked.code, "codegen-wide-math-test",
+                                                           "-fopt-info-vec-optimized"));
   EXPECT_EQ(report.find("loop vectorized using 64 byte vectors") != std::string::npos,
             machine_has_wide_vectors())
       << report;
@@ -547,7 +565,8 @@ TEST(CEmitter, HugeAssignedTensorsAreWrittenWithStreamingStores) {
       "B^{4}_{tx=0}L^{1024}_{a=0}L^{1024}_{c=0}[C^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c}*2;];\n",
       // an accumulation
       "input A f64[8,1024,1024]\noutput C f64[8,1024,1024]\n"
-      "B^{8}_{tx=0}L^{1024}_{a=0}L^{1024}_{c=0}[C^{f64,g}_{tx,a,c}=C^{f64,g}_{tx,a,c}+A^{f64,g}_{tx,a,c};];\n",
+      "B^{8}_{tx=0}L^{1024}_{a=0}L^{1024}_{c=0}[C^{f64,g}_{tx,a,c}=C^{f64,g}_{tx,a,c}+A^{f64,g}_{"
+      "tx,a,c};];\n",
       // the innermost loop walks the tensor with stride 1024
       "input A f64[8,1024,1024]\noutput C f64[8,1024,1024]\n"
       "B^{8}_{tx=0}L^{1024}_{c=0}L^{1024}_{a=0}[C^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c};];\n",
@@ -556,7 +575,8 @@ TEST(CEmitter, HugeAssignedTensorsAreWrittenWithStreamingStores) {
       "B^{8}_{tx=0}L^{1024}_{a=0}L^{1022}_{c=0}[C^{f64,g}_{tx,a,c+1}=A^{f64,g}_{tx,a,c};];\n",
       // an unrolled innermost loop
       "input A f64[8,1024,1024]\noutput C f64[8,1024,1024]\n"
-      "B^{8}_{tx=0}L^{1024}_{a=0}L^{256}_{c=0}U^{4}_{d=0}[C^{f64,g}_{tx,a,c*4+d}=A^{f64,g}_{tx,a,c*4+d};];\n"};
+      "B^{8}_{tx=0}L^{1024}_{a=0}L^{256}_{c=0}U^{4}_{d=0}[C^{f64,g}_{tx,a,c*4+d}=A^{f64,g}_{tx,a,c*"
+      "4+d};];\n"};
   for (const char* text : plain) {
     CSource c = emitted_text(text, "plain.leir");
     EXPECT_EQ(count(c.code, "stp_stream_row(&"), 0) << text << "\n" << c.code;
@@ -630,7 +650,8 @@ TEST(CEngine, StreamingStoresWriteTheInterpretersValues) {
   for (size_t out = 0; out < 2; ++out) {
     ASSERT_EQ((*got)[out].values.size(), (*expected)[out].values.size());
     for (size_t k = 0; k < (*got)[out].values.size(); ++k)
-      ASSERT_EQ((*got)[out].values[k], (*expected)[out].values[k]) << "output " << out << " element " << k;
+      ASSERT_EQ((*got)[out].values[k], (*expected)[out].values[k])
+          << "output " << out << " element " << k;
   }
 }
 
@@ -665,7 +686,8 @@ TEST(CEmitter, LoopNestsGetRestrictPointersAndKeepTheirOrder) {
   Result<leir::Program> p = leir::parse_program(
       "input A f64[2,3,32,202]\nparam C f64[16,3,3,3]\noutput F f64[2,16,30,200]\n"
       "B^{2}_{tx=0}L^{16}_{a=0}L^{30}_{c=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}L^{200}_{d=0}"
-      "[F^{f64,g}_{tx,a,c,d}=F^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];\n",
+      "[F^{f64,g}_{tx,a,c,d}=F^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];"
+      "\n",
       "conv.leir");
   ASSERT_TRUE(p.ok()) << p.error().render();
   Result<CSource> c = emit_c(*p, CEmitOptions{});
@@ -673,12 +695,14 @@ TEST(CEmitter, LoopNestsGetRestrictPointersAndKeepTheirOrder) {
   std::string region = block_code(c->code, 0);
   EXPECT_NE(region.find("static void stp_block0_region1(double* restrict t_A, double* restrict "
                         "t_C, double* restrict t_F, int64_t i_tx) {"),
-            std::string::npos) << c->code;
+            std::string::npos)
+      << c->code;
   EXPECT_NE(region.find("stp_block0_region1(t_A, t_C, t_F, i_tx);"), std::string::npos) << region;
 
   std::string report;
-  ASSERT_NO_FATAL_FAILURE(report = gcc_optimization_report(
-      c->code, "codegen-restrict-test", "-fopt-info-vec-optimized -fopt-info-loop-optimized"));
+  ASSERT_NO_FATAL_FAILURE(
+      report = gcc_optimization_report(c->code, "codegen-restrict-test",
+                                       "-fopt-info-vec-optimized -fopt-info-loop-optimized"));
   EXPECT_NE(report.find("loop vectorized"), std::string::npos) << report;
   EXPECT_EQ(report.find("possible aliasing"), std::string::npos) << report;
   EXPECT_EQ(report.find("interchanged"), std::string::npos) << report;
@@ -693,12 +717,14 @@ TEST(CEmitter, IntermediatesFixedByHeaderLoopsLiveInSliceArrays) {
   std::string row = block_code(c.code, 0);
   EXPECT_NE(row.find("for (int64_t i_c = 0; i_c < 4; ++i_c) {\n      double t_G[4];\n"
                      "      for (int64_t k = 0; k < 4; ++k) t_G[k] = 0.0;"),
-            std::string::npos) << row;
+            std::string::npos)
+      << row;
   EXPECT_NE(row.find("t_G[i_d] = (t_G[i_d] + t_D[i_a]);"), std::string::npos) << row;
   std::string pair = block_code(c.code, 1);
   EXPECT_NE(pair.find("int64_t i_tx, int64_t i_ty) {\n  double t_H[5];\n"
                       "  for (int64_t k = 0; k < 5; ++k) t_H[k] = (-HUGE_VAL);"),
-            std::string::npos) << pair;
+            std::string::npos)
+      << pair;
   EXPECT_EQ(count(c.code, "t_G[k] = "), 1) << c.code;  // no whole-tensor prefill
   EXPECT_EQ(count(c.code, "buffers["), 5) << c.code;   // A, C, D, F, K: G and H have none
 }
@@ -715,7 +741,8 @@ TEST(CEmitter, IndexGuardsCompareInIntegers) {
   EXPECT_EQ(count(kernel, "stp_floordiv_f("), 0) << kernel;
   EXPECT_EQ(count(kernel, "stp_mod_f("), 1) << kernel;  // (c-4)%3 < c*0.5
   EXPECT_NE(kernel.find("(stp_mod_f((((double)i_c) - 4.0), 3.0) < (((double)i_c) * 0.5))"),
-            std::string::npos) << kernel;
+            std::string::npos)
+      << kernel;
 }
 
 // A guarded accumulation's innermost loop of 16+ iterations runs over the range its guard
@@ -726,12 +753,14 @@ TEST(CEmitter, GuardedAccumulationsLoopOverTheRangeTheirGuardAllows) {
   std::string conv = block_code(c.code, 0);
   EXPECT_NE(conv.find("for (int64_t i_c = stp_max_i(0, (0 + (2 * i_f))); "
                       "i_c < stp_min_i(24, (19 + (2 * i_f)) + 1); ++i_c)"),
-            std::string::npos) << conv;
+            std::string::npos)
+      << conv;
   EXPECT_EQ(count(conv, "?"), 0) << conv;
   std::string taps = block_code(c.code, 1);  // 0 <= c-3f < 20: ceil((c-19)/3) <= f <= floor(c/3)
   EXPECT_NE(taps.find("i_f = stp_max_i(0, -stp_floordiv_i((19 + ((-1) * i_c)), 3)); "
                       "i_f < stp_min_i(16, stp_floordiv_i((0 + (1 * i_c)), 3) + 1)"),
-            std::string::npos) << taps;
+            std::string::npos)
+      << taps;
   std::string prefix = block_code(c.code, 2);
   EXPECT_NE(prefix.find("i_c = 0; i_c < stp_min_i(20, ((-1) + (1 * i_a)) + 1)"), std::string::npos)
       << prefix;
@@ -748,7 +777,8 @@ TEST(CEmitter, GuardedAccumulationsLoopOverTheRangeTheirGuardAllows) {
   Result<CSource> kept = emit_c(*short_taps, CEmitOptions{});
   ASSERT_TRUE(kept.ok()) << kept.error().render();
   EXPECT_NE(block_code(kept->code, 0).find("for (int64_t i_f = 0; i_f < 5; ++i_f)"),
-            std::string::npos) << kept->code;
+            std::string::npos)
+      << kept->code;
 }
 
 TEST(CEmitter, RowsAccumulatedAcrossReductionLoopsStayInVectorRegisters) {
@@ -828,10 +858,18 @@ TEST(CEngine, ExpIsTheInterpretersOwnAndLogGoesThroughLibmvecAndTheirLoopsVector
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> wide(-760.0, 720.0);
   for (int64_t k = 0; k < 6 * 64; ++k) a.values.push_back(wide(rng));
-  const std::vector<double> specials = {
-      0.0, -0.0, 1.0, -1.0, 709.78, 709.79, -745.13, -745.14, -708.5,
-      std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-      std::numeric_limits<double>::quiet_NaN()};
+  const std::vector<double> specials = {0.0,
+                                        -0.0,
+                                        1.0,
+                                        -1.0,
+                                        709.78,
+                                        709.79,
+                                        -745.13,
+                                        -745.14,
+                                        -708.5,
+                                        std::numeric_limits<double>::infinity(),
+                                        -std::numeric_limits<double>::infinity(),
+                                        std::numeric_limits<double>::quiet_NaN()};
   std::vector<leir::TensorData> expected, got;
   ASSERT_NO_FATAL_FAILURE(run_both_ways(*p, a, specials, expected, got));
   ASSERT_EQ(got.size(), 3u);
@@ -857,9 +895,9 @@ TEST(CEngine, ExpIsTheInterpretersOwnAndLogGoesThroughLibmvecAndTheirLoopsVector
   const std::vector<double>& d_out = expected[1].values;
   EXPECT_TRUE(std::isnan(c_out[11]));  // NaN propagates through max too
   EXPECT_EQ(c_out[5], std::numeric_limits<double>::infinity());
-  EXPECT_TRUE(std::isnan(d_out[0]));   // log(-1)
+  EXPECT_TRUE(std::isnan(d_out[0]));                             // log(-1)
   EXPECT_EQ(d_out[9], std::numeric_limits<double>::infinity());  // log(inf)
-  EXPECT_EQ(expected[2].values[5], 709.79);  // the select's other arm
+  EXPECT_EQ(expected[2].values[5], 709.79);                      // the select's other arm
 
   Result<CSource> c = emit_c(*p, CEmitOptions{});
   ASSERT_TRUE(c.ok()) << c.error().render();
@@ -929,9 +967,17 @@ TEST(CEngine, ErfLoopsVectorizeThroughLibmvecWithin2UlpOfTheInterpreter) {
     double x = k % 2 == 0 ? core(rng) : std::ldexp(1.0, static_cast<int>(exponent(rng)));
     a.values.push_back(k % 3 == 0 ? -x : x);
   }
-  const std::vector<double> specials = {
-      0.0, -0.0, 1e-310, -1e-310, 5.9, -5.9, 27.0, -27.0, std::numeric_limits<double>::infinity(),
-      -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
+  const std::vector<double> specials = {0.0,
+                                        -0.0,
+                                        1e-310,
+                                        -1e-310,
+                                        5.9,
+                                        -5.9,
+                                        27.0,
+                                        -27.0,
+                                        std::numeric_limits<double>::infinity(),
+                                        -std::numeric_limits<double>::infinity(),
+                                        std::numeric_limits<double>::quiet_NaN()};
   std::vector<leir::TensorData> expected, got;
   ASSERT_NO_FATAL_FAILURE(run_both_ways(*p, a, specials, expected, got));
   const std::vector<double>& want = expected[0].values;
@@ -962,8 +1008,8 @@ TEST(CEngine, ErfLoopsVectorizeThroughLibmvecWithin2UlpOfTheInterpreter) {
   ASSERT_NO_FATAL_FAILURE(assembly = gcc_assembly(c->code, "codegen-erf-test"));
   EXPECT_NE(assembly.find("_ZGVdN4v_erf"), std::string::npos);  // libmvec's AVX2 variant
   std::string report;
-  ASSERT_NO_FATAL_FAILURE(report = gcc_optimization_report(c->code, "codegen-erf-test",
-                                                           "-fopt-info-vec-optimized"));
+  ASSERT_NO_FATAL_FAILURE(
+      report = gcc_optimization_report(c->code, "codegen-erf-test", "-fopt-info-vec-optimized"));
   EXPECT_GE(count(report, "loop vectorized"), 2) << report;
 }
 
@@ -979,8 +1025,9 @@ TEST(StationaryTile, KeepsARowInRegistersAcrossTheLoopsThatReduceIntoIt) {
   };
   const std::string d = "input X f64[6,16]\ninput Y f64[16,64]\noutput E f64[6,64]\n";
   std::optional<StationaryTile> kernel =
-      tile(d, "L^{2}_{i=0}L^{16}_{k=0}L^{3}_{j=0}L^{6}_{n=0}[E^{f64,g}_{i*3+j,n}="
-              "E^{f64,g}_{i*3+j,n}-X^{f64,g}_{i*3+j,k}*Y^{f64,g}_{k,n};];");
+      tile(d,
+           "L^{2}_{i=0}L^{16}_{k=0}L^{3}_{j=0}L^{6}_{n=0}[E^{f64,g}_{i*3+j,n}="
+           "E^{f64,g}_{i*3+j,n}-X^{f64,g}_{i*3+j,k}*Y^{f64,g}_{k,n};];");
   ASSERT_TRUE(kernel);
   EXPECT_EQ(kernel->first, 0u);
   EXPECT_EQ(kernel->reduction, (std::vector<size_t>{1}));
@@ -993,35 +1040,47 @@ TEST(StationaryTile, KeepsARowInRegistersAcrossTheLoopsThatReduceIntoIt) {
   // Only loops inside the first refused one join: 6 rows of 12 would need 18 vectors, more
   // than the registers hold, so i stays an ordinary loop outside the tile's 3 rows.
   std::optional<StationaryTile> inner =
-      tile(d, "L^{2}_{i=0}L^{3}_{j=0}L^{16}_{k=0}L^{12}_{n=0}[E^{f64,g}_{i*3+j,n}="
-              "E^{f64,g}_{i*3+j,n}+X^{f64,g}_{i*3+j,k}*Y^{f64,g}_{k,n};];");
+      tile(d,
+           "L^{2}_{i=0}L^{3}_{j=0}L^{16}_{k=0}L^{12}_{n=0}[E^{f64,g}_{i*3+j,n}="
+           "E^{f64,g}_{i*3+j,n}+X^{f64,g}_{i*3+j,k}*Y^{f64,g}_{k,n};];");
   ASSERT_TRUE(inner);
   EXPECT_EQ(inner->first, 1u);
   EXPECT_EQ(inner->jammed, (std::vector<size_t>{1}));
   EXPECT_EQ(inner->rows, 3);
   EXPECT_EQ(inner->vectors, 3);
   auto refused = [&](const std::string& body) { return !tile(d, body); };
-  EXPECT_TRUE(refused("L^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}*Y^{f64,g}_{k,n};];"));
-  EXPECT_TRUE(refused("L^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=max(E^{f64,g}_{0,n},"
-                      "Y^{f64,g}_{k,n});];"));
-  EXPECT_TRUE(refused("L^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
-                      "exp(Y^{f64,g}_{k,n});];"));
-  EXPECT_TRUE(refused("L^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n*2}=E^{f64,g}_{0,n*2}+"
-                      "Y^{f64,g}_{k,n};];"));  // not consecutive
-  EXPECT_TRUE(refused("L^{16}_{k=0}L^{6}_{n=0}[E^{f64,g}_{n,0}=E^{f64,g}_{n,0}+"
-                      "Y^{f64,g}_{k,n};];"));  // the row is not the last subscript
-  EXPECT_TRUE(refused("L^{16}_{k=0}L^{6}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
-                      "Y^{f64,g}_{n,k};];"));  // a read that strides along the row
-  EXPECT_TRUE(refused("L^{16}_{k=0}L^{3}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
-                      "Y^{f64,g}_{k,n};];"));  // shorter than a vector
-  EXPECT_TRUE(refused("L^{16}_{k=0}L^{49}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
-                      "Y^{f64,g}_{k,n};];"));  // 13 vectors
-  EXPECT_TRUE(refused("L^{6}_{j=0}L^{8}_{n=0}[E^{f64,g}_{j,n}=E^{f64,g}_{j,n}+"
-                      "Y^{f64,g}_{j,n};];"));  // nothing to reduce over
-  EXPECT_TRUE(refused("L^{1}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
-                      "Y^{f64,g}_{k,n};];"));  // one update per element
-  EXPECT_TRUE(refused("P^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
-                      "Y^{f64,g}_{k,n};];"));  // a parallel loop is not reduced here
+  EXPECT_TRUE(
+      refused("L^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}*Y^{f64,g}_{k,n};];"));
+  EXPECT_TRUE(
+      refused("L^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=max(E^{f64,g}_{0,n},"
+              "Y^{f64,g}_{k,n});];"));
+  EXPECT_TRUE(
+      refused("L^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
+              "exp(Y^{f64,g}_{k,n});];"));
+  EXPECT_TRUE(
+      refused("L^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n*2}=E^{f64,g}_{0,n*2}+"
+              "Y^{f64,g}_{k,n};];"));  // not consecutive
+  EXPECT_TRUE(
+      refused("L^{16}_{k=0}L^{6}_{n=0}[E^{f64,g}_{n,0}=E^{f64,g}_{n,0}+"
+              "Y^{f64,g}_{k,n};];"));  // the row is not the last subscript
+  EXPECT_TRUE(
+      refused("L^{16}_{k=0}L^{6}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
+              "Y^{f64,g}_{n,k};];"));  // a read that strides along the row
+  EXPECT_TRUE(
+      refused("L^{16}_{k=0}L^{3}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
+              "Y^{f64,g}_{k,n};];"));  // shorter than a vector
+  EXPECT_TRUE(
+      refused("L^{16}_{k=0}L^{49}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
+              "Y^{f64,g}_{k,n};];"));  // 13 vectors
+  EXPECT_TRUE(
+      refused("L^{6}_{j=0}L^{8}_{n=0}[E^{f64,g}_{j,n}=E^{f64,g}_{j,n}+"
+              "Y^{f64,g}_{j,n};];"));  // nothing to reduce over
+  EXPECT_TRUE(
+      refused("L^{1}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
+              "Y^{f64,g}_{k,n};];"));  // one update per element
+  EXPECT_TRUE(
+      refused("P^{16}_{k=0}L^{8}_{n=0}[E^{f64,g}_{0,n}=E^{f64,g}_{0,n}+"
+              "Y^{f64,g}_{k,n};];"));  // a parallel loop is not reduced here
   EXPECT_TRUE(!tile("input Y f32[16,8]\noutput E f32[8]\n",
                     "L^{16}_{k=0}L^{8}_{n=0}[E^{f32,g}_{n}=E^{f32,g}_{n}+Y^{f32,g}_{k,n};];"));
 }
@@ -1034,9 +1093,10 @@ TEST(GuardedLoopRange, BoundsTheLoopOnlyWhereAFalseGuardIsANoOp) {
     STEPTP_CHECK(body.ok(), "test statement does not parse");
     return guarded_loop_range(*body->front().body[0].stmt, var);
   };
-  std::optional<GuardedLoopRange> taps =
-      range("L^{8}_{c=0}L^{5}_{f=0}[S^{f64,g}_{c}=S^{f64,g}_{c}+if_then_else(0<=c-f*3<256,"
-            "Y^{f64,g}_{c-f*3},0);];", "f");
+  std::optional<GuardedLoopRange> taps = range(
+      "L^{8}_{c=0}L^{5}_{f=0}[S^{f64,g}_{c}=S^{f64,g}_{c}+if_then_else(0<=c-f*3<256,"
+      "Y^{f64,g}_{c-f*3},0);];",
+      "f");
   ASSERT_TRUE(taps);
   ASSERT_EQ(taps->bounds.size(), 2u);
   // 0 <= c-3f: f <= floor(c/3); c-3f < 256: f >= ceil((c-255)/3).
@@ -1049,22 +1109,34 @@ TEST(GuardedLoopRange, BoundsTheLoopOnlyWhereAFalseGuardIsANoOp) {
   EXPECT_EQ(taps->bounds[1].numerator.constant, -255);
   EXPECT_EQ(taps->bounds[1].numerator.coefs, (std::map<std::string, int64_t>{{"c", 1}}));
   EXPECT_EQ(leir::print(taps->stmt.rhs), "S^{f64,g}_{c}+Y^{f64,g}_{c-f*3}");
-  EXPECT_TRUE(range("L^{8}_{a=0}L^{8}_{c=0}[M^{f64,g}_{a}=min(if_then_else(c>=a,Y^{f64,g}_{c},"
-                    "inf),M^{f64,g}_{a});];", "c"));
+  EXPECT_TRUE(
+      range("L^{8}_{a=0}L^{8}_{c=0}[M^{f64,g}_{a}=min(if_then_else(c>=a,Y^{f64,g}_{c},"
+            "inf),M^{f64,g}_{a});];",
+            "c"));
   // Not a no-op when false: a plain store, another else value, max with +inf.
-  EXPECT_FALSE(range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=if_then_else(c<a,Y^{f64,g}_{c},0);];",
-                     "c"));
-  EXPECT_FALSE(range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=P^{f64,g}_{a}+"
-                     "if_then_else(c<a,Y^{f64,g}_{c},1);];", "c"));
-  EXPECT_FALSE(range("L^{8}_{a=0}L^{8}_{c=0}[M^{f64,g}_{a}=max(M^{f64,g}_{a},"
-                     "if_then_else(c<a,Y^{f64,g}_{c},inf));];", "c"));
+  EXPECT_FALSE(
+      range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=if_then_else(c<a,Y^{f64,g}_{c},0);];", "c"));
+  EXPECT_FALSE(
+      range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=P^{f64,g}_{a}+"
+            "if_then_else(c<a,Y^{f64,g}_{c},1);];",
+            "c"));
+  EXPECT_FALSE(
+      range("L^{8}_{a=0}L^{8}_{c=0}[M^{f64,g}_{a}=max(M^{f64,g}_{a},"
+            "if_then_else(c<a,Y^{f64,g}_{c},inf));];",
+            "c"));
   // Not a range: !=, a tensor in a link on the variable, no link on the variable at all.
-  EXPECT_FALSE(range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=P^{f64,g}_{a}+"
-                     "if_then_else(c!=a,Y^{f64,g}_{c},0);];", "c"));
-  EXPECT_FALSE(range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=P^{f64,g}_{a}+"
-                     "if_then_else(Y^{f64,g}_{c}>0,Y^{f64,g}_{c},0);];", "c"));
-  EXPECT_FALSE(range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=P^{f64,g}_{a}+"
-                     "if_then_else(a<3,Y^{f64,g}_{c},0);];", "c"));
+  EXPECT_FALSE(
+      range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=P^{f64,g}_{a}+"
+            "if_then_else(c!=a,Y^{f64,g}_{c},0);];",
+            "c"));
+  EXPECT_FALSE(
+      range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=P^{f64,g}_{a}+"
+            "if_then_else(Y^{f64,g}_{c}>0,Y^{f64,g}_{c},0);];",
+            "c"));
+  EXPECT_FALSE(
+      range("L^{8}_{a=0}L^{8}_{c=0}[P^{f64,g}_{a}=P^{f64,g}_{a}+"
+            "if_then_else(a<3,Y^{f64,g}_{c},0);];",
+            "c"));
 }
 
 // Benchmark inputs are written straight into the kernel's buffers (a workload's inputs can be

@@ -70,8 +70,8 @@ TEST(ChannelJam, JamsFourOutputChannelsIntoTheConvolutionRowAndSplitsItsLocalRow
             "max(G^{f64,s}_{tx,i,j,c,d},0);];];");
   EXPECT_EQ(shape_of(jam->table, "G"), (std::vector<int64_t>{2, 2, 4, 4, 10}));
   EXPECT_EQ(shape_of(jam->table, "F"), (std::vector<int64_t>{2, 8, 4, 10}));
-  std::optional<StationaryTile> tile = find_stationary_tile(
-      *jam->program.blocks[0].body[0].block, jam->table, kWideTileVectors);
+  std::optional<StationaryTile> tile =
+      find_stationary_tile(*jam->program.blocks[0].body[0].block, jam->table, kWideTileVectors);
   ASSERT_TRUE(tile.has_value());
   EXPECT_EQ(tile->rows, 4);
   EXPECT_EQ(tile->jammed, std::vector<size_t>{0});
@@ -94,7 +94,8 @@ TEST(ChannelJam, JamsAConvolutionWhoseLoopsAreAllInOneHeader) {
   const leir::Program p = parse_or_die(
       "input A f64[2,3,16,12]\nparam C f64[8,3,3,3]\noutput F f64[2,8,14,10]\n"
       "B^{2}_{tx=0}L^{8}_{a=0}L^{14}_{c=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}L^{10}_{d=0}"
-      "[F^{f64,g}_{tx,a,c,d}=F^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];\n");
+      "[F^{f64,g}_{tx,a,c,d}=F^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];"
+      "\n");
   std::optional<ChannelJam> jam = jam_of(p);
   ASSERT_TRUE(jam.has_value());
   EXPECT_EQ(leir::print(jam->program.blocks[0]),
@@ -139,7 +140,8 @@ TEST(ChannelJam, LeavesNestsWhereTheJamIsIllegalOrSharesNothing) {
       "L^{10}_{d=0}[F^{f64,g}_{tx,0,c,d}=min(F^{f64,g}_{tx,0,c,d},G^{f64,s}_{tx,a,c,d});];];\n",
       "input A f64[2,3,6,12]\nparam C f64[7,3,3,3]\noutput F f64[2,7,4,10]\n"
       "B^{2}_{tx=0}L^{7}_{a=0}L^{4}_{c=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}L^{10}_{d=0}"
-      "[F^{f64,g}_{tx,a,c,d}=F^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];\n",
+      "[F^{f64,g}_{tx,a,c,d}=F^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];"
+      "\n",
       "input A f64[2,8,6,12]\nparam C f64[8,3,3]\noutput F f64[2,8,4,10]\n"
       "B^{2}_{tx=0}L^{8}_{a=0}L^{4}_{c=0}L^{3}_{g=0}L^{3}_{h=0}L^{10}_{d=0}"
       "[F^{f64,g}_{tx,a,c,d}=F^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,g,h}*A^{f64,g}_{tx,a,c+g,d+h};];\n",
@@ -157,7 +159,8 @@ TEST(ChannelJam, TheCEmitterLowersTheJammedProgramUnlessToldNotTo) {
   Result<CSource> jammed = emit_c(p);
   ASSERT_TRUE(jammed.ok()) << jammed.error().render();
   EXPECT_NE(jammed->code.find("__asm__(\"\" : \"+v\"(stp_r0_0), \"+v\"(stp_r0_1));"),
-            std::string::npos) << jammed->code;
+            std::string::npos)
+      << jammed->code;
   EXPECT_EQ(shape_of(jammed->table, "G"), (std::vector<int64_t>{2, 8, 4, 10}));
   CEmitOptions plain;
   plain.jam_tile_channels = false;

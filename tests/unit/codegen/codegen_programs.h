@@ -22,29 +22,35 @@ inline const std::vector<NamedProgram>& codegen_programs() {
       {"linear_bias_leaky",
        "input A f64[6,10]\nparam G f64[7,10]\nparam H f64[7]\noutput E f64[6,7]\n"
        "B^{6}_{tx=0}L^{7}_{a=0}L^{10}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*"
-       "G^{f64,g}_{a,c};];B^{6}_{tx=0}L^{7}_{a=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+H^{f64,g}_{a};];"
+       "G^{f64,g}_{a,c};];B^{6}_{tx=0}L^{7}_{a=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+H^{f64,g}_{a};]"
+       ";"
        "B^{6}_{tx=0}L^{7}_{a=0}[E^{f64,g}_{tx,a}=if_then_else(C^{f64,g}_{tx,a}<0,0.1*"
        "C^{f64,g}_{tx,a},C^{f64,g}_{tx,a});];\n"},
       {"softmax",
        "input A f64[4,33]\noutput C f64[4,33]\n"
        "B^{4}_{tx=0}L^{33}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];"
-       "B^{4}_{tx=0}L^{33}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];"
+       "B^{4}_{tx=0}L^{33}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx})"
+       ";];"
        "B^{4}_{tx=0}L^{33}_{a=0}[C^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx})/"
        "E^{f64,g}_{tx};];\n"},
       {"log_softmax_commuted",
        "input A f64[5,17]\noutput C f64[5,17]\n"
        "B^{5}_{tx=0}L^{17}_{a=0}[D^{f64,g}_{tx}=max(A^{f64,g}_{tx,a},D^{f64,g}_{tx});];"
-       "B^{5}_{tx=0}L^{17}_{a=0}[E^{f64,g}_{tx}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx})+E^{f64,g}_{tx};];"
-       "B^{5}_{tx=0}L^{17}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}-D^{f64,g}_{tx}-log(E^{f64,g}_{tx});];\n"},
+       "B^{5}_{tx=0}L^{17}_{a=0}[E^{f64,g}_{tx}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx})+E^{f64,g}_{tx}"
+       ";];"
+       "B^{5}_{tx=0}L^{17}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}-D^{f64,g}_{tx}-log(E^{f64,g}_{"
+       "tx});];\n"},
       {"layernorm",
        "input A f64[3,4,5,6]\nparam D f64[4,5,6]\nparam E f64[4,5,6]\noutput C f64[3,4,5,6]\n"
        "B^{3}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}L^{6}_{d=0}[F^{f64,g}_{tx}=F^{f64,g}_{tx}+"
        "A^{f64,g}_{tx,a,c,d};];B^{3}_{tx=0}[G^{f64,g}_{tx}=F^{f64,g}_{tx}/120;];"
        "B^{3}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}L^{6}_{d=0}[H^{f64,g}_{tx}=H^{f64,g}_{tx}+"
-       "(A^{f64,g}_{tx,a,c,d}-G^{f64,g}_{tx})**2;];B^{3}_{tx=0}[I^{f64,g}_{tx}=H^{f64,g}_{tx}/120;];"
+       "(A^{f64,g}_{tx,a,c,d}-G^{f64,g}_{tx})**2;];B^{3}_{tx=0}[I^{f64,g}_{tx}=H^{f64,g}_{tx}/"
+       "120;];"
        "B^{3}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}L^{6}_{d=0}[J^{f64,g}_{tx,a,c,d}=(A^{f64,g}_{tx,a,c,d}-"
        "G^{f64,g}_{tx})/sqrt(I^{f64,g}_{tx}+1e-05);];B^{3}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}"
-       "L^{6}_{d=0}[C^{f64,g}_{tx,a,c,d}=D^{f64,g}_{a,c,d}*J^{f64,g}_{tx,a,c,d}+E^{f64,g}_{a,c,d};];\n"},
+       "L^{6}_{d=0}[C^{f64,g}_{tx,a,c,d}=D^{f64,g}_{a,c,d}*J^{f64,g}_{tx,a,c,d}+E^{f64,g}_{a,c,d};]"
+       ";\n"},
       {"conv2d_pad_stride",
        "input A f64[2,3,9,9]\nparam D f64[4,3,3,3]\noutput C f64[2,4,5,5]\n"
        "B^{2}_{tx=0}L^{3}_{a=0}L^{11}_{c=0}L^{11}_{d=0}[E^{f64,g}_{tx,a,c,d}=if_then_else(1<=c<10&"
@@ -59,7 +65,8 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "D^{f64,g}_{tx,a,c*2+f,d*2+g});];\n"},
       {"argmax",
        "input A f64[4,6,5]\noutput C i64[4,5]\n"
-       "B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}[D^{f64,g}_{tx,c}=max(D^{f64,g}_{tx,c},A^{f64,g}_{tx,a,c});"
+       "B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}[D^{f64,g}_{tx,c}=max(D^{f64,g}_{tx,c},A^{f64,g}_{tx,a,c}"
+       ");"
        "C^{i64,g}_{tx,c}=0;];B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}[C^{i64,g}_{tx,c}=if_then_else("
        "A^{f64,g}_{tx,a,c}>=D^{f64,g}_{tx,c},a,C^{i64,g}_{tx,c});];\n"},
       {"cumsum",
@@ -80,13 +87,15 @@ inline const std::vector<NamedProgram>& codegen_programs() {
       {"softmax_f32",
        "input A f32[4,33]\noutput C f32[4,33]\n"
        "B^{4}_{tx=0}L^{33}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];"
-       "B^{4}_{tx=0}L^{33}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];"
+       "B^{4}_{tx=0}L^{33}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx})"
+       ";];"
        "B^{4}_{tx=0}L^{33}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx})/"
        "E^{f32,g}_{tx};];\n"},
       {"gelu_sum_f16_bf16",
        "input A f16[4,16]\noutput E f32[4]\n"
        "B^{4}_{tx=0}L^{16}_{a=0}[C^{f16,g}_{tx,a}=A^{f16,g}_{tx,a}*0.5*(1+erf(A^{f16,g}_{tx,a}/"
-       "sqrt(2)));];B^{4}_{tx=0}L^{16}_{a=0}[D^{bf16,g}_{tx}=D^{bf16,g}_{tx}+C^{f16,g}_{tx,a}*3.7;];"
+       "sqrt(2)));];B^{4}_{tx=0}L^{16}_{a=0}[D^{bf16,g}_{tx}=D^{bf16,g}_{tx}+C^{f16,g}_{tx,a}*3.7;]"
+       ";"
        "B^{4}_{tx=0}[E^{f32,g}_{tx}=D^{bf16,g}_{tx}/7;];\n"},
       {"parallel_vector_unroll",
        "input A f64[8,4,6]\noutput C f64[8,6,4]\n"
@@ -119,7 +128,8 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "B^{6}_{tx=0}[C^{f64,g}_{tx}=max(C^{f64,g}_{tx},-A^{f64,g}_{tx});];\n"},
       {"min_product_after_partial_store_f32",
        "input A f32[3,4]\noutput C f32[3,4]\noutput D f32[3,4]\n"
-       "B^{3}_{tx=0}L^{2}_{a=0}[C^{f32,g}_{tx,a*2}=A^{f32,g}_{tx,a};D^{f32,g}_{tx,a+1}=A^{f32,g}_{tx,a};];"
+       "B^{3}_{tx=0}L^{2}_{a=0}[C^{f32,g}_{tx,a*2}=A^{f32,g}_{tx,a};D^{f32,g}_{tx,a+1}=A^{f32,g}_{"
+       "tx,a};];"
        "B^{3}_{tx=0}L^{4}_{a=0}[C^{f32,g}_{tx,a}=min(A^{f32,g}_{tx,a}+1,C^{f32,g}_{tx,a});"
        "D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}*3;];\n"},
       {"mixed_identities_tracked",
@@ -149,20 +159,24 @@ inline const std::vector<NamedProgram>& codegen_programs() {
       // Lanes under a loop too long to jam (20 > 16 accumulators): one private accumulator.
       {"reduction_lanes_unjammed",
        "input A f64[20,3,16]\noutput C f64[20]\n"
-       "B^{20}_{tx=0}L^{3}_{a=0}V^{16}_{c=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,a,c};];\n"},
+       "B^{20}_{tx=0}L^{3}_{a=0}V^{16}_{c=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,a,c};];"
+       "\n"},
       // The loops of a 4x4 register tile of a matrix product (A times C transposed), the k
       // tiles (g) collapsed with the lanes; 16 accumulators would spill, so 8 are jammed.
       {"register_tiled_matmul",
        "input A f64[8,32]\ninput C f64[8,32]\noutput F f64[8,8]\n"
-       "L^{2}_{d=0}L^{2}_{f=0}B^{4}_{tx=0}L^{4}_{a=0}L^{2}_{g=0}V^{16}_{c=0}[F^{f64,g}_{d*4+tx,f*4+a}="
+       "L^{2}_{d=0}L^{2}_{f=0}B^{4}_{tx=0}L^{4}_{a=0}L^{2}_{g=0}V^{16}_{c=0}[F^{f64,g}_{d*4+tx,f*4+"
+       "a}="
        "F^{f64,g}_{d*4+tx,f*4+a}+A^{f64,g}_{d*4+tx,g*16+c}*C^{f64,g}_{f*4+a,g*16+c};];\n"},
       // A 4x4 GEMM tile over whole 8-double vectors with a broadcast factor (S) and a
       // subtraction: on machines with AVX-512 its 512-bit version is the explicit jam, 16
       // vector accumulators and 8 loads held in registers (is_explicit_wide_lane_jam).
       {"explicit_wide_lane_jam",
        "input A f64[8,64]\ninput C f64[8,64]\ninput S f64[8]\noutput F f64[8,8]\n"
-       "L^{2}_{d=0}L^{2}_{f=0}B^{4}_{tx=0}L^{4}_{a=0}L^{4}_{g=0}V^{16}_{c=0}[F^{f64,g}_{d*4+tx,f*4+a}="
-       "F^{f64,g}_{d*4+tx,f*4+a}+A^{f64,g}_{d*4+tx,g*16+c}*C^{f64,g}_{f*4+a,g*16+c}*S^{f64,g}_{f*4+a}"
+       "L^{2}_{d=0}L^{2}_{f=0}B^{4}_{tx=0}L^{4}_{a=0}L^{4}_{g=0}V^{16}_{c=0}[F^{f64,g}_{d*4+tx,f*4+"
+       "a}="
+       "F^{f64,g}_{d*4+tx,f*4+a}+A^{f64,g}_{d*4+tx,g*16+c}*C^{f64,g}_{f*4+a,g*16+c}*S^{f64,g}_{f*4+"
+       "a}"
        "-A^{f64,g}_{d*4+tx,g*16+c}/2;];\n"},
       // A jam under a parallel loop: the B loop (too long to jam) is outlined into a parallel
       // region, and the f x a tile inside it is still jammed there.
@@ -175,12 +189,15 @@ inline const std::vector<NamedProgram>& codegen_programs() {
       // element by element, so sharing those loads outweighs spilling: all 16 are jammed.
       {"register_tiled_matmul_assembled_lanes",
        "input A f64[8,40]\ninput C f64[8,40]\noutput F f64[8,8]\n"
-       "L^{2}_{d=0}L^{2}_{f=0}L^{4}_{tx=0}L^{4}_{a=0}L^{8}_{g=0}V^{5}_{c=0}[F^{f64,g}_{d*4+tx,f*4+a}="
+       "L^{2}_{d=0}L^{2}_{f=0}L^{4}_{tx=0}L^{4}_{a=0}L^{8}_{g=0}V^{5}_{c=0}[F^{f64,g}_{d*4+tx,f*4+"
+       "a}="
        "F^{f64,g}_{d*4+tx,f*4+a}+A^{f64,g}_{d*4+tx,g*5+c}*C^{f64,g}_{f*4+a,g*5+c};];\n"},
       {"reduction_lanes_max_min_f32",
        "input A f32[5,2,16]\noutput C f32[5]\noutput D f32[5]\n"
-       "B^{5}_{tx=0}L^{2}_{a=0}V^{16}_{c=0}[C^{f32,g}_{tx}=max(C^{f32,g}_{tx},A^{f32,g}_{tx,a,c});];"
-       "B^{5}_{tx=0}L^{2}_{a=0}V^{16}_{c=0}[D^{f32,g}_{tx}=min(A^{f32,g}_{tx,a,c}-1,D^{f32,g}_{tx});];"
+       "B^{5}_{tx=0}L^{2}_{a=0}V^{16}_{c=0}[C^{f32,g}_{tx}=max(C^{f32,g}_{tx},A^{f32,g}_{tx,a,c});]"
+       ";"
+       "B^{5}_{tx=0}L^{2}_{a=0}V^{16}_{c=0}[D^{f32,g}_{tx}=min(A^{f32,g}_{tx,a,c}-1,D^{f32,g}_{tx})"
+       ";];"
        "\n"},
       // Bound loops under sequential ones (loop_tiling of a bound loop moves the binding to
       // the inner tile): a 64-iteration tile runs sequentially, a large one in parallel.
@@ -201,7 +218,8 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "[G^{f64,l}_{tx,a,c,d}=G^{f64,l}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];"
        "L^{4}_{d=0}[G^{f64,l}_{tx,a,c,d}=G^{f64,l}_{tx,a,c,d}+D^{f64,g}_{a};"
        "F^{f64,g}_{tx,a,c,d}=max(G^{f64,l}_{tx,a,c,d},0);];];"
-       "B^{2}_{tx=0}B^{4}_{ty=0}[L^{5}_{c=0}L^{6}_{d=0}[H^{f64,s}_{ty,tx,c}=max(H^{f64,s}_{ty,tx,c},"
+       "B^{2}_{tx=0}B^{4}_{ty=0}[L^{5}_{c=0}L^{6}_{d=0}[H^{f64,s}_{ty,tx,c}=max(H^{f64,s}_{ty,tx,c}"
+       ","
        "A^{f64,g}_{tx,ty%3,c,d});];L^{5}_{c=0}[K^{f64,g}_{tx,ty,c}=H^{f64,s}_{ty,tx,c}*2;];];\n"},
       // A stride-2 transposed convolution's gather guard (negative floor `%` and `//` at the
       // edges), compared in int64; a comparison with a fractional side stays in double.
@@ -238,7 +256,8 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "input A f64[2,3,6,12]\nparam C f64[4,3,3,3]\ninput X f64[6,16]\ninput Y f64[16,6]\n"
        "output G f64[2,4,4,10]\noutput E f64[6,6]\noutput R f64[5,5]\n"
        "B^{2}_{tx=0}L^{4}_{a=0}L^{4}_{c=0}[L^{3}_{f=0}L^{3}_{h=0}L^{3}_{g=0}L^{10}_{d=0}"
-       "[G^{f64,g}_{tx,a,c,d}=G^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];];"
+       "[G^{f64,g}_{tx,a,c,d}=G^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];]"
+       ";"
        "L^{2}_{i=0}L^{16}_{k=0}U^{3}_{j=0}L^{6}_{n=0}[E^{f64,g}_{i*3+j,n}=E^{f64,g}_{i*3+j,n}-"
        "0.5*X^{f64,g}_{i*3+j,k}*Y^{f64,g}_{k,n}/3;];"
        "L^{5}_{a=0}L^{8}_{c=0}L^{5}_{d=0}[R^{f64,g}_{a,d}=R^{f64,g}_{a,d}+X^{f64,g}_{a,c*2}*"
@@ -265,7 +284,8 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "B^{2}_{tx=0}L^{8}_{a=0}L^{4}_{c=0}L^{10}_{d=0}[E^{f64,g}_{tx,a,c,d}="
        "exp(G^{f64,l}_{tx,a,c,d}/8);];"
        "B^{2}_{tx=0}L^{4}_{a=0}L^{14}_{c=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}L^{10}_{d=0}"
-       "[F^{f64,g}_{tx,a,c,d}=F^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a*2,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};];\n"},
+       "[F^{f64,g}_{tx,a,c,d}=F^{f64,g}_{tx,a,c,d}+C^{f64,g}_{a*2,f,g,h}*A^{f64,g}_{tx,f,c+g,d+h};]"
+       ";\n"},
       // Short rows of contiguous nests merged into one loop (merged_innermost_loops): an
       // elementwise exp nest (rows of 7 and 5 -> 35; a's X subscript keeps a), a sum of a whole
       // sample into one element (all three loops -> 210), two statements over a vectorized
@@ -278,7 +298,8 @@ inline const std::vector<NamedProgram>& codegen_programs() {
        "exp(A^{f64,g}_{tx,a,c,d})*X^{f64,g}_{a}+1;];"
        "B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}L^{7}_{d=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+"
        "A^{f64,g}_{tx,a,c,d};];"
-       "B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}V^{7}_{d=0}[E^{f64,g}_{tx,a,c,d}=P^{f64,g}_{tx,a,c+1,d}*2;"
+       "B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}V^{7}_{d=0}[E^{f64,g}_{tx,a,c,d}=P^{f64,g}_{tx,a,c+1,d}*"
+       "2;"
        "F^{f64,g}_{tx,a,c,d}=A^{f64,g}_{tx,a,c,d}-1;];"
        "B^{4}_{tx=0}L^{6}_{a=0}L^{5}_{c=0}L^{7}_{d=0}[G^{f64,g}_{tx,a,c,d}="
        "if_then_else(d<3,A^{f64,g}_{tx,a,c,d},0);];\n"},

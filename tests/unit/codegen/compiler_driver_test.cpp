@@ -1,5 +1,7 @@
 // The kernel cache: a second build of the same source never runs the compiler; compiler
 // failures are typed errors carrying the compiler's message; timing statistics are right.
+#include "codegen/compiler_driver.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -7,7 +9,6 @@
 #include <string>
 
 #include "codegen/c_engine.h"
-#include "codegen/compiler_driver.h"
 #include "codegen/timing.h"
 #include "leir/parser.h"
 

@@ -1,6 +1,8 @@
 // The CUDA backend: the emitted code compiles with nvcc for sm_90 (every program of the codegen
 // set, the golden set among them), maps bindings to the right hardware indices, and handles
 // cross-thread reductions. CudaRuntime.* runs the binaries and is enabled only on GPU machines.
+#include "codegen/cuda_emitter.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "codegen/cuda_emitter.h"
 #include "codegen/timing.h"
 #include "codegen_programs.h"
 #include "interp/interpreter.h"
@@ -49,7 +50,7 @@ std::string nvcc(const std::string& source, const std::string& name, const std::
   return rc == 0 ? "" : "nvcc failed:\n" + slurp(log);
 }
 
-#define REQUIRE_NVCC()                                                     \
+#define REQUIRE_NVCC() \
   if (find_nvcc().empty()) GTEST_SKIP() << "nvcc not found: CUDA compile tests skipped"
 
 TEST(CudaEmitter, EveryProgramCompilesWithNvcc) {
@@ -93,7 +94,8 @@ TEST(CudaEmitter, ThreadAndBlockBindingsMapToHardwareIndices) {
 
 TEST(CudaEmitter, LargeThreadExtentIsCappedAndStrided) {
   leir::Program p = parse_or_die(
-      "input A f64[4096]\noutput C f64[4096]\nB^{4096}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx}+1;];\n");
+      "input A f64[4096]\noutput C "
+      "f64[4096]\nB^{4096}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx}+1;];\n");
   Result<CudaSource> src = emit_cuda(p);
   ASSERT_TRUE(src.ok());
   EXPECT_NE(src->code.find("dim3(1024, 1, 1)>>>"), std::string::npos);

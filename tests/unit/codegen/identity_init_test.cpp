@@ -82,7 +82,8 @@ TEST(IdentityInit, MinAndProductAfterPartialStores) {
   }
   expect_both(
       "input A f32[3,4]\noutput C f32[3,4]\noutput D f32[3,4]\n"
-      "B^{3}_{tx=0}L^{2}_{a=0}[C^{f32,g}_{tx,a*2}=A^{f32,g}_{tx,a};D^{f32,g}_{tx,a+1}=A^{f32,g}_{tx,a};];"
+      "B^{3}_{tx=0}L^{2}_{a=0}[C^{f32,g}_{tx,a*2}=A^{f32,g}_{tx,a};D^{f32,g}_{tx,a+1}=A^{f32,g}_{"
+      "tx,a};];"
       "B^{3}_{tx=0}L^{4}_{a=0}[C^{f32,g}_{tx,a}=min(A^{f32,g}_{tx,a}+1,C^{f32,g}_{tx,a});"
       "D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}*3;];\n",
       {{"A", leir::DType::kF32, {3, 4}, a}}, {c_exp, d_exp});
@@ -116,36 +117,42 @@ TEST(IdentityInit, PlanPerTensor) {
     return plan_identity_inits(p, *t);
   };
   // A first-writer sum: prefilled with 0 before its block.
-  auto sum = plan_of("input A f64[4,3]\noutput C f64[4]\n"
-                     "B^{4}_{tx=0}L^{3}_{k=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,k};];\n");
+  auto sum = plan_of(
+      "input A f64[4,3]\noutput C f64[4]\n"
+      "B^{4}_{tx=0}L^{3}_{k=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,k};];\n");
   ASSERT_EQ(sum.count("C"), 1u);
   EXPECT_EQ(sum["C"].mode, IdentityInit::kPrefill);
   EXPECT_EQ(sum["C"].identity, 0.0);
   // A full plain store in an earlier block: the later max never reads an unwritten element.
-  auto covered = plan_of("input A f64[4]\noutput C f64[4]\n"
-                         "B^{4}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx};];"
-                         "B^{4}_{tx=0}[C^{f64,g}_{tx}=max(C^{f64,g}_{tx},2*A^{f64,g}_{tx});];\n");
+  auto covered = plan_of(
+      "input A f64[4]\noutput C f64[4]\n"
+      "B^{4}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx};];"
+      "B^{4}_{tx=0}[C^{f64,g}_{tx}=max(C^{f64,g}_{tx},2*A^{f64,g}_{tx});];\n");
   EXPECT_EQ(covered.count("C"), 0u);
   // The same store in the same block does not count (the accumulation may run first).
-  auto same_block = plan_of("input A f64[4]\noutput C f64[4]\n"
-                            "B^{4}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx};"
-                            "C^{f64,g}_{tx}=max(C^{f64,g}_{tx},2*A^{f64,g}_{tx});];\n");
+  auto same_block = plan_of(
+      "input A f64[4]\noutput C f64[4]\n"
+      "B^{4}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx};"
+      "C^{f64,g}_{tx}=max(C^{f64,g}_{tx},2*A^{f64,g}_{tx});];\n");
   ASSERT_EQ(same_block.count("C"), 1u);
   EXPECT_EQ(same_block["C"].mode, IdentityInit::kPrefill);
   EXPECT_EQ(same_block["C"].identity, -std::numeric_limits<double>::infinity());
   // Matmul then bias: both identities 0 → one prefill.
-  auto bias = plan_of("input A f64[2,3]\nparam B f64[2]\noutput C f64[2]\n"
-                      "B^{2}_{tx=0}L^{3}_{k=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,k};];"
-                      "B^{2}_{tx=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+B^{f64,g}_{tx};];\n");
+  auto bias = plan_of(
+      "input A f64[2,3]\nparam B f64[2]\noutput C f64[2]\n"
+      "B^{2}_{tx=0}L^{3}_{k=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,k};];"
+      "B^{2}_{tx=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+B^{f64,g}_{tx};];\n");
   ASSERT_EQ(bias.count("C"), 1u);
   EXPECT_EQ(bias["C"].mode, IdentityInit::kPrefill);
   // Mixed identities, or -inf into an integer tensor: tracked.
-  auto mixed = plan_of("input A f64[4,3]\noutput C f64[4]\n"
-                       "B^{2}_{tx=0}L^{3}_{k=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,k};];"
-                       "B^{4}_{tx=0}L^{3}_{k=0}[C^{f64,g}_{tx}=min(C^{f64,g}_{tx},A^{f64,g}_{tx,k});];\n");
+  auto mixed = plan_of(
+      "input A f64[4,3]\noutput C f64[4]\n"
+      "B^{2}_{tx=0}L^{3}_{k=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,k};];"
+      "B^{4}_{tx=0}L^{3}_{k=0}[C^{f64,g}_{tx}=min(C^{f64,g}_{tx},A^{f64,g}_{tx,k});];\n");
   EXPECT_EQ(mixed["C"].mode, IdentityInit::kTracked);
-  auto integer = plan_of("input A i32[4,3]\noutput C i32[4]\n"
-                         "B^{4}_{tx=0}L^{3}_{k=0}[C^{i32,g}_{tx}=max(C^{i32,g}_{tx},A^{i32,g}_{tx,k});];\n");
+  auto integer = plan_of(
+      "input A i32[4,3]\noutput C i32[4]\n"
+      "B^{4}_{tx=0}L^{3}_{k=0}[C^{i32,g}_{tx}=max(C^{i32,g}_{tx},A^{i32,g}_{tx,k});];\n");
   EXPECT_EQ(integer["C"].mode, IdentityInit::kTracked);
 }
 
@@ -160,7 +167,8 @@ TEST(IdentityInit, CudaTracksFlagsAndKeepsTheirReductionsOnOneThread) {
   EXPECT_NE(src->code.find("__device__ uint8_t wt_C[3];"), std::string::npos) << src->code;
   EXPECT_NE(src->code.find("wt_C[lin] = 0;"), std::string::npos);
   bool serial_note = false;
-  for (const std::string& n : src->notes) serial_note |= n.find("written-flags") != std::string::npos;
+  for (const std::string& n : src->notes)
+    serial_note |= n.find("written-flags") != std::string::npos;
   EXPECT_TRUE(serial_note);
 }
 

@@ -1,11 +1,12 @@
 // The TIR backend: golden TVMScript for small programs (checked by hand against the TVMScript
 // grammar and leir_spec §6: axis kinds, T.init on the first accumulation, thread bindings, nested
 // loops), determinism, and the typing rules (float64 compute, casts at loads and stores).
+#include "codegen/tir_emitter.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "codegen/tir_emitter.h"
 #include "codegen_programs.h"
 #include "leir/parser.h"
 
@@ -22,7 +23,10 @@ std::string tir_of(const std::string& text) {
 }
 
 TEST(TirEmitter, MatmulGolden) {
-  EXPECT_EQ(tir_of("input A f64[8,16]\ninput C f64[16,12]\noutput D f64[8,12]\nB^{8}_{tx=0}L^{12}_{a=0}L^{16}_{c=0}[D^{f64,g}_{tx,a}=D^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n"), R"TIR(from tvm.script import ir as I
+  EXPECT_EQ(tir_of("input A f64[8,16]\ninput C f64[16,12]\noutput D "
+                   "f64[8,12]\nB^{8}_{tx=0}L^{12}_{a=0}L^{16}_{c=0}[D^{f64,g}_{tx,a}=D^{f64,g}_{tx,"
+                   "a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];\n"),
+            R"TIR(from tvm.script import ir as I
 from tvm.script import tirx as T
 
 
@@ -45,7 +49,11 @@ class Module:
 // the identity directly), a later accumulation (no init), and V/U loops: the V loop reduces into
 // S, so it stays serial (TVM's vectorizer would store the lanes independently).
 TEST(TirEmitter, NestedBlockGolden) {
-  EXPECT_EQ(tir_of("input A f64[4,6]\noutput R f64[4]\nB^{4}_{tx=0}[S^{f64,g}_{tx}=S^{f64,g}_{tx}+A^{f64,g}_{tx,0};L^{6}_{a=0}V^{2}_{c=0}[S^{f64,g}_{tx}=max(S^{f64,g}_{tx},A^{f64,g}_{tx,a}*c);];U^{2}_{d=0}[R^{f64,g}_{tx}=S^{f64,g}_{tx}*2;];];\n"), R"TIR(from tvm.script import ir as I
+  EXPECT_EQ(tir_of("input A f64[4,6]\noutput R "
+                   "f64[4]\nB^{4}_{tx=0}[S^{f64,g}_{tx}=S^{f64,g}_{tx}+A^{f64,g}_{tx,0};L^{6}_{a=0}"
+                   "V^{2}_{c=0}[S^{f64,g}_{tx}=max(S^{f64,g}_{tx},A^{f64,g}_{tx,a}*c);];U^{2}_{d=0}"
+                   "[R^{f64,g}_{tx}=S^{f64,g}_{tx}*2;];];\n"),
+            R"TIR(from tvm.script import ir as I
 from tvm.script import tirx as T
 
 
@@ -117,10 +125,11 @@ TEST(TirEmitter, SameProgramSameTextEveryTime) {
 }
 
 TEST(TirEmitter, NarrowDtypesComputeInFloat64AndCastOnStore) {
-  std::string t = tir_of(
-      "input A f32[4]\noutput C f16[4]\nB^{4}_{tx=0}[C^{f16,g}_{tx}=A^{f32,g}_{tx}*2;];\n");
+  std::string t =
+      tir_of("input A f32[4]\noutput C f16[4]\nB^{4}_{tx=0}[C^{f16,g}_{tx}=A^{f32,g}_{tx}*2;];\n");
   EXPECT_NE(t.find("C[v_tx] = T.Cast(\"float16\", (T.Cast(\"float64\", A[v_tx]) * T.float64(2)))"),
-            std::string::npos) << t;
+            std::string::npos)
+      << t;
 }
 
 TEST(TirEmitter, BindingsScopesAndIndexArithmetic) {
@@ -128,11 +137,14 @@ TEST(TirEmitter, BindingsScopesAndIndexArithmetic) {
       "input A f64[64,8]\noutput C f64[512]\n"
       "B^{64}_{bya=0}B^{8}_{tz=0}[D^{f64,s}_{bya*8+tz}=A^{f64,g}_{bya,tz};];"
       "B^{512}_{tx=0}[C^{f64,g}_{tx}=D^{f64,s}_{tx//8*8+tx%8};];\n");
-  EXPECT_NE(t.find("for bya in T.thread_binding(64, thread=\"blockIdx.y\"):"), std::string::npos) << t;
+  EXPECT_NE(t.find("for bya in T.thread_binding(64, thread=\"blockIdx.y\"):"), std::string::npos)
+      << t;
   EXPECT_NE(t.find("for tz in T.thread_binding(8, thread=\"threadIdx.z\"):"), std::string::npos);
   EXPECT_NE(t.find("D = T.alloc_buffer((512,), \"float64\", scope=\"shared\")"), std::string::npos);
   EXPECT_NE(t.find("D[((v_bya * 8) + v_tz)] = A[v_bya, v_tz]"), std::string::npos);
-  EXPECT_NE(t.find("C[v_tx] = D[((T.floordiv(v_tx, 8) * 8) + T.floormod(v_tx, 8))]"), std::string::npos) << t;
+  EXPECT_NE(t.find("C[v_tx] = D[((T.floordiv(v_tx, 8) * 8) + T.floormod(v_tx, 8))]"),
+            std::string::npos)
+      << t;
 }
 
 // TVM's schedules want one writing block per buffer: a later top-level block that rewrites a
@@ -155,7 +167,7 @@ TEST(TirEmitter, APointwiseRewriteOfAWholeTensorGetsItsOwnBuffer) {
 // another element, or reduces into it: those keep the one buffer.
 TEST(TirEmitter, PartialOrNonPointwiseRewritesKeepTheirBuffer) {
   for (const char* second : {
-           "B^{2}_{tx=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+1;];",                 // part of D
+           "B^{2}_{tx=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+1;];",                   // part of D
            "B^{3}_{tx=0}[D^{f64,g}_{tx+1}=D^{f64,g}_{tx}+D^{f64,g}_{tx+1};];",  // a scan
            "B^{4}_{tx=0}L^{6}_{a=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+A^{f64,g}_{tx,a};];",
        }) {

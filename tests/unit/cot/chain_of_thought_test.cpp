@@ -1,8 +1,9 @@
 // Tests of the structural block diff and of the chain of thought of real strategy steps.
+#include "cot/chain_of_thought.h"
+
 #include <gtest/gtest.h>
 
 #include "cot/block_diff.h"
-#include "cot/chain_of_thought.h"
 #include "cot/strategy_notes.h"
 #include "leir/parser.h"
 #include "leir/printer.h"
@@ -86,8 +87,8 @@ TEST(ChainOfThought, NamesRealBlocksTensorsAndTheSite) {
   EXPECT_NE(c.transition.find(leir::print(after->blocks[0])), std::string::npos);
   // (d), (e) and the numbered layout
   EXPECT_EQ(text.find("1. Applicability: "), 0u);
-  for (const char* part : {"\n2. Decision: ", "\n3. Transition: ", "\n4. Preservation: ",
-                           "\n5. Performance: "})
+  for (const char* part :
+       {"\n2. Decision: ", "\n3. Transition: ", "\n4. Preservation: ", "\n5. Performance: "})
     EXPECT_NE(text.find(part), std::string::npos) << part;
   // Deterministic.
   EXPECT_EQ(text, explain_step(*split, before, sites.front(), *after).text());

@@ -49,8 +49,7 @@ TEST(CatalogImport, SmallGraphsImportAndMatchTorch) {
     }
     ++imported;
     auto wf = leir::check_well_formed(r->program);
-    EXPECT_TRUE(wf.ok()) << name << ": " << (wf.ok() ? "" : wf.error().render()) << "\n"
-                         << r->text;
+    EXPECT_TRUE(wf.ok()) << name << ": " << (wf.ok() ? "" : wf.error().render()) << "\n" << r->text;
     const fs::path ref_path = root / "reference" / (name + ".json");
     if (!wf.ok() || !fs::exists(ref_path)) continue;
     json ref = json::parse(slurp(ref_path));
@@ -64,10 +63,16 @@ TEST(CatalogImport, SmallGraphsImportAndMatchTorch) {
       const std::string g = r->leir_to_graph.at(d.name);
       auto it = by_name.find(g);
       if (it == by_name.end()) it = by_name.find("param:" + g);
-      if (it == by_name.end()) { have_all = false; break; }
+      if (it == by_name.end()) {
+        have_all = false;
+        break;
+      }
       ins.push_back(to_data(d.name, d, it->second));
     }
-    if (!have_all) { ADD_FAILURE() << name << ": reference lacks a declared tensor"; continue; }
+    if (!have_all) {
+      ADD_FAILURE() << name << ": reference lacks a declared tensor";
+      continue;
+    }
     auto out = interp::run_program(r->program, ins);
     if (!out.ok()) {
       mismatches.push_back(name + ": " + out.error().render());
@@ -82,14 +87,14 @@ TEST(CatalogImport, SmallGraphsImportAndMatchTorch) {
       if (std::isinf(e) && e == g) continue;
       if (!(std::fabs(g - e) <= 1e-9 + 1e-9 * std::fabs(e))) {
         same = false;
-        mismatches.push_back(name + ": element " + std::to_string(i) + " got " +
-                             std::to_string(g) + " expected " + std::to_string(e));
+        mismatches.push_back(name + ": element " + std::to_string(i) + " got " + std::to_string(g) +
+                             " expected " + std::to_string(e));
       }
     }
     if (same) ++matched;
   }
-  std::cout << "imported " << imported << ", matched " << matched << ", unsupported "
-            << unsupported << "\n";
+  std::cout << "imported " << imported << ", matched " << matched << ", unsupported " << unsupported
+            << "\n";
   for (const std::string& m : mismatches) ADD_FAILURE() << m;
   // Every catalog workload traces at its small shapes, imports and matches torch.
   EXPECT_EQ(unsupported, 0);

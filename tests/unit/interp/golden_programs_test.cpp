@@ -37,8 +37,10 @@ TEST(InterpGolden, SoftmaxThreeBlocks) {
   auto p = parse_or_die(
       "input A f64[4,300]\noutput C f64[4,300]\n"
       "B^{4}_{tx=0}L^{300}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];"
-      "B^{4}_{tx=0}L^{300}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];"
-      "B^{4}_{tx=0}L^{300}_{a=0}[C^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx})/E^{f64,g}_{tx};];");
+      "B^{4}_{tx=0}L^{300}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx})"
+      ";];"
+      "B^{4}_{tx=0}L^{300}_{a=0}[C^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx})/"
+      "E^{f64,g}_{tx};];");
   auto in = seeded_inputs(p);
   auto out = run_ok(p, in);
   const auto& A = in[0].values;
@@ -46,19 +48,24 @@ TEST(InterpGolden, SoftmaxThreeBlocks) {
     double m = -kInf, s = 0;
     for (int a = 0; a < 300; ++a) m = std::max(m, A[i * 300 + a]);
     for (int a = 0; a < 300; ++a) s = s + stp_exp(A[i * 300 + a] - m);
-    for (int a = 0; a < 300; ++a) EXPECT_EQ(out["C"].values[i * 300 + a], stp_exp(A[i * 300 + a] - m) / s);
+    for (int a = 0; a < 300; ++a)
+      EXPECT_EQ(out["C"].values[i * 300 + a], stp_exp(A[i * 300 + a] - m) / s);
   }
 }
 
 TEST(InterpGolden, LayerNormSixBlocks) {
   auto p = parse_or_die(
       "input A f64[2,3,4,5]\ninput D f64[3,4,5]\ninput E f64[3,4,5]\noutput C f64[2,3,4,5]\n"
-      "B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}L^{5}_{d=0}[F^{f64,g}_{tx}=F^{f64,g}_{tx}+A^{f64,g}_{tx,a,c,d};];"
+      "B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}L^{5}_{d=0}[F^{f64,g}_{tx}=F^{f64,g}_{tx}+A^{f64,g}_{tx,a,"
+      "c,d};];"
       "B^{2}_{tx=0}[G^{f64,g}_{tx}=F^{f64,g}_{tx}/60;];"
-      "B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}L^{5}_{d=0}[H^{f64,g}_{tx}=H^{f64,g}_{tx}+(A^{f64,g}_{tx,a,c,d}-G^{f64,g}_{tx})**2;];"
+      "B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}L^{5}_{d=0}[H^{f64,g}_{tx}=H^{f64,g}_{tx}+(A^{f64,g}_{tx,"
+      "a,c,d}-G^{f64,g}_{tx})**2;];"
       "B^{2}_{tx=0}[I^{f64,g}_{tx}=H^{f64,g}_{tx}/60;];"
-      "B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}L^{5}_{d=0}[J^{f64,g}_{tx,a,c,d}=(A^{f64,g}_{tx,a,c,d}-G^{f64,g}_{tx})/sqrt(I^{f64,g}_{tx}+1e-05);];"
-      "B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}L^{5}_{d=0}[C^{f64,g}_{tx,a,c,d}=D^{f64,g}_{a,c,d}*J^{f64,g}_{tx,a,c,d}+E^{f64,g}_{a,c,d};];");
+      "B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}L^{5}_{d=0}[J^{f64,g}_{tx,a,c,d}=(A^{f64,g}_{tx,a,c,d}-G^{"
+      "f64,g}_{tx})/sqrt(I^{f64,g}_{tx}+1e-05);];"
+      "B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}L^{5}_{d=0}[C^{f64,g}_{tx,a,c,d}=D^{f64,g}_{a,c,d}*J^{f64,"
+      "g}_{tx,a,c,d}+E^{f64,g}_{a,c,d};];");
   auto in = seeded_inputs(p);
   auto out = run_ok(p, in);
   const auto &A = in[0].values, &D = in[1].values, &E = in[2].values;
@@ -79,9 +86,11 @@ TEST(InterpGolden, Conv2dWithPaddingAndStride) {
   // padding 1, stride 2, kernel 3: 5x5 → 3x3, through a zero-padded 7x7 intermediate.
   auto p = parse_or_die(
       "input A f64[1,2,5,5]\ninput W f64[3,2,3,3]\noutput C f64[1,3,3,3]\n"
-      "B^{1}_{tx=0}L^{2}_{a=0}L^{7}_{c=0}L^{7}_{d=0}[E^{f64,g}_{tx,a,c,d}=if_then_else(1<=c<6&1<=d<6,"
+      "B^{1}_{tx=0}L^{2}_{a=0}L^{7}_{c=0}L^{7}_{d=0}[E^{f64,g}_{tx,a,c,d}=if_then_else(1<=c<6&1<=d<"
+      "6,"
       "A^{f64,g}_{tx,a,c-1,d-1},0);];"
-      "B^{1}_{tx=0}L^{3}_{a=0}L^{3}_{c=0}L^{3}_{d=0}L^{2}_{f=0}L^{3}_{g=0}L^{3}_{h=0}[C^{f64,g}_{tx,a,c,d}="
+      "B^{1}_{tx=0}L^{3}_{a=0}L^{3}_{c=0}L^{3}_{d=0}L^{2}_{f=0}L^{3}_{g=0}L^{3}_{h=0}[C^{f64,g}_{"
+      "tx,a,c,d}="
       "C^{f64,g}_{tx,a,c,d}+E^{f64,g}_{tx,f,c*2+g,d*2+h}*W^{f64,g}_{a,f,g,h};];");
   auto in = seeded_inputs(p);
   auto out = run_ok(p, in);
@@ -106,7 +115,8 @@ TEST(InterpGolden, ArgmaxKeepsTheLastMaximalIndex) {
   // maximum (torch.argmax returns the first; the LEIR pattern does not).
   auto p = parse_or_die(
       "input A f64[2,5,3]\noutput C i64[2,3]\n"
-      "B^{2}_{tx=0}L^{5}_{a=0}L^{3}_{c=0}[D^{f64,g}_{tx,c}=max(D^{f64,g}_{tx,c},A^{f64,g}_{tx,a,c});"
+      "B^{2}_{tx=0}L^{5}_{a=0}L^{3}_{c=0}[D^{f64,g}_{tx,c}=max(D^{f64,g}_{tx,c},A^{f64,g}_{tx,a,c})"
+      ";"
       "C^{i64,g}_{tx,c}=0;];"
       "B^{2}_{tx=0}L^{5}_{a=0}L^{3}_{c=0}[C^{i64,g}_{tx,c}=if_then_else(A^{f64,g}_{tx,a,c}>="
       "D^{f64,g}_{tx,c},a,C^{i64,g}_{tx,c});];");
@@ -170,12 +180,12 @@ TEST(InterpGolden, IntegerFloorDivisionAndModuloOnNegatives) {
   auto p = parse_or_die(
       "input A i64[6]\ninput Q i64[6]\ninput V f64[4]\noutput C i64[6]\noutput E i64[6]\n"
       "output G f64[6]\noutput H f64[6]\n"
-      "L^{6}_{a=0}[C^{i64,g}_{a}=A^{i64,g}_{a}//Q^{i64,g}_{a};E^{i64,g}_{a}=A^{i64,g}_{a}%Q^{i64,g}_{a};];"
+      "L^{6}_{a=0}[C^{i64,g}_{a}=A^{i64,g}_{a}//"
+      "Q^{i64,g}_{a};E^{i64,g}_{a}=A^{i64,g}_{a}%Q^{i64,g}_{a};];"
       "L^{6}_{a=0}[G^{f64,g}_{a}=V^{f64,g}_{(a-3)%4};H^{f64,g}_{a}=V^{f64,g}_{(a-4)//2+2};];");
-  std::vector<leir::TensorData> in = {
-      {"A", leir::DType::kI64, {6}, {-7, -1, 7, 5, -8, 0}},
-      {"Q", leir::DType::kI64, {6}, {2, -3, -2, 3, 3, 5}},
-      {"V", leir::DType::kF64, {4}, {10, 11, 12, 13}}};
+  std::vector<leir::TensorData> in = {{"A", leir::DType::kI64, {6}, {-7, -1, 7, 5, -8, 0}},
+                                      {"Q", leir::DType::kI64, {6}, {2, -3, -2, 3, 3, 5}},
+                                      {"V", leir::DType::kF64, {4}, {10, 11, 12, 13}}};
   auto out = run_ok(p, in);
   // Python: -7//2=-4, -1//-3=0, 7//-2=-4, 5//3=1, -8//3=-3, 0//5=0 and the matching moduli.
   EXPECT_EQ(out["C"].values, (std::vector<double>{-4, 0, -4, 1, -3, 0}));
@@ -215,7 +225,8 @@ TEST(InterpGolden, CommutedAccumulationsGetTheirIdentity) {
 TEST(InterpGolden, BiasAddAfterMatmulContinuesFromCurrentValues) {
   auto p = parse_or_die(
       "input A f64[2,3]\ninput G f64[4,3]\ninput H f64[4]\noutput E f64[2,4]\n"
-      "B^{2}_{tx=0}L^{4}_{a=0}L^{3}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*G^{f64,g}_{a,c};];"
+      "B^{2}_{tx=0}L^{4}_{a=0}L^{3}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*G^{"
+      "f64,g}_{a,c};];"
       "B^{2}_{tx=0}L^{4}_{a=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+H^{f64,g}_{a};];"
       "B^{2}_{tx=0}L^{4}_{a=0}[E^{f64,g}_{tx,a}=C^{f64,g}_{tx,a};];");
   auto in = seeded_inputs(p);
@@ -245,7 +256,8 @@ TEST(InterpGolden, ScalarAndGatherIndexing) {
   auto in = seeded_inputs(p);
   in[1].values = {3, 0, 2};
   auto out = run_ok(p, in);
-  EXPECT_EQ(out["C"].values, (std::vector<double>{in[0].values[3], in[0].values[4], in[0].values[10]}));
+  EXPECT_EQ(out["C"].values,
+            (std::vector<double>{in[0].values[3], in[0].values[4], in[0].values[10]}));
   double s = 0;
   for (double v : in[0].values) s = s + v;
   EXPECT_EQ(out["S"].values, std::vector<double>{s});

@@ -37,7 +37,8 @@ inline std::vector<leir::TensorData> seeded_inputs(const leir::Program& p, uint6
   std::vector<leir::TensorData> out;
   for (const leir::TensorDecl& d : p.decls) {
     if (d.role == leir::TensorRole::kOutput) continue;
-    leir::TensorData t{d.name, d.dtype, d.shape, seeded_values(leir::element_count(d.shape), seed++)};
+    leir::TensorData t{d.name, d.dtype, d.shape,
+                       seeded_values(leir::element_count(d.shape), seed++)};
     for (double& x : t.values) x = leir::round_to_dtype(x, d.dtype);
     out.push_back(std::move(t));
   }

@@ -83,7 +83,8 @@ TEST(InterpRounding, Bf16AndF32Stores) {
 }
 
 TEST(InterpRounding, IntegerStoresTruncate) {
-  auto p = parse_or_die("input A f64[4]\noutput C i32[4]\nL^{4}_{a=0}[C^{i32,g}_{a}=A^{f64,g}_{a}*1;];");
+  auto p =
+      parse_or_die("input A f64[4]\noutput C i32[4]\nL^{4}_{a=0}[C^{i32,g}_{a}=A^{f64,g}_{a}*1;];");
   std::vector<leir::TensorData> in = {{"A", leir::DType::kF64, {4}, {2.7, -2.7, 0.5, 7}}};
   auto out = run_ok(p, in);
   EXPECT_EQ(out["C"].values, (std::vector<double>{2, -2, 0, 7}));

@@ -8,7 +8,6 @@
 namespace steptp::interp::testing {
 namespace {
 
-
 void expect_error(const Error& e, const std::string& category,
                   const std::vector<std::string>& fragments) {
   EXPECT_EQ(e.category, category) << e.render();
@@ -16,13 +15,15 @@ void expect_error(const Error& e, const std::string& category,
 }
 
 TEST(InterpSafety, OutOfBoundsReadOfAnInputNamesTheElement) {
-  auto p = parse_or_die("input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a+1};];");
+  auto p =
+      parse_or_die("input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a+1};];");
   expect_error(run_error(p, seeded_inputs(p)), "out_of_bounds",
                {"block 0", "statement 0", "read of A[4]", "shape [4]"});
 }
 
 TEST(InterpSafety, OutOfBoundsWriteOfADeclaredOutput) {
-  auto p = parse_or_die("input A f64[4]\noutput C f64[3]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a};];");
+  auto p =
+      parse_or_die("input A f64[4]\noutput C f64[3]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a};];");
   expect_error(run_error(p, seeded_inputs(p)), "out_of_bounds", {"write of C[3]", "C^{f64,g}_{a}"});
 }
 
@@ -36,7 +37,8 @@ TEST(InterpSafety, OutOfBoundsGather) {
 }
 
 TEST(InterpSafety, IndexDivisionByZero) {
-  auto p = parse_or_die("input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a//(a-a)};];");
+  auto p = parse_or_die(
+      "input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a//(a-a)};];");
   expect_error(run_error(p, seeded_inputs(p)), "out_of_bounds", {"index division by zero"});
 }
 
@@ -49,24 +51,28 @@ TEST(InterpSafety, UninitializedReadOfAnIntermediate) {
 }
 
 TEST(InterpSafety, SelfReferenceMatchingNoPatternIsUninitialized) {
-  auto p = parse_or_die("input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a}-C^{f64,g}_{a};];");
+  auto p = parse_or_die(
+      "input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a}-C^{f64,g}_{a};];");
   expect_error(run_error(p, seeded_inputs(p)), "uninitialized_read", {"C[0]"});
 }
 
 TEST(InterpSafety, IncompleteOutput) {
-  auto p = parse_or_die("input A f64[5]\noutput C f64[5]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a};];");
+  auto p =
+      parse_or_die("input A f64[5]\noutput C f64[5]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a};];");
   expect_error(run_error(p, seeded_inputs(p)), "incomplete_output", {"C", "[4]", "4 of 5"});
 }
 
 TEST(InterpSafety, BoundLoopWritingOneElementIsARace) {
-  auto p = parse_or_die("input A f64[8]\noutput C f64[1]\nB^{8}_{tx=0}[C^{f64,g}_{0}=A^{f64,g}_{tx};];");
+  auto p =
+      parse_or_die("input A f64[8]\noutput C f64[1]\nB^{8}_{tx=0}[C^{f64,g}_{0}=A^{f64,g}_{tx};];");
   expect_error(run_error(p, seeded_inputs(p)), "race", {"C[0]", "block 0"});
 }
 
 TEST(InterpSafety, RecurrenceAlongABoundLoopIsARace) {
   auto p = parse_or_die(
       "input D f64[4]\noutput H f64[4]\n"
-      "B^{4}_{tx=0}[H^{f64,g}_{tx}=max(if_then_else(tx-1<0,-inf,H^{f64,g}_{tx-1}),D^{f64,g}_{tx});];");
+      "B^{4}_{tx=0}[H^{f64,g}_{tx}=max(if_then_else(tx-1<0,-inf,H^{f64,g}_{tx-1}),D^{f64,g}_{tx});]"
+      ";");
   expect_error(run_error(p, seeded_inputs(p)), "race", {"H[0]"});
 }
 
@@ -80,12 +86,14 @@ TEST(InterpSafety, RecurrenceAlongASerialLoopUnderABoundLoopIsFine) {
 
 TEST(InterpSafety, CrossThreadReductionIsRecognised) {
   auto p = parse_or_die(
-      "input F f64[128,4]\noutput H f64[]\nB^{128}_{tx=0}L^{4}_{a=0}[H^{f64,g}=H^{f64,g}+F^{f64,g}_{tx,a};];");
+      "input F f64[128,4]\noutput H "
+      "f64[]\nB^{128}_{tx=0}L^{4}_{a=0}[H^{f64,g}=H^{f64,g}+F^{f64,g}_{tx,a};];");
   run_ok(p, seeded_inputs(p));
 }
 
 TEST(InterpSafety, ChecksOffSkipsRaceAndCoverage) {
-  auto p = parse_or_die("input A f64[8]\noutput C f64[2]\nB^{8}_{tx=0}[C^{f64,g}_{0}=A^{f64,g}_{tx};];");
+  auto p =
+      parse_or_die("input A f64[8]\noutput C f64[2]\nB^{8}_{tx=0}[C^{f64,g}_{0}=A^{f64,g}_{tx};];");
   RunOptions off;
   off.check_safety = false;
   auto out = run_ok(p, seeded_inputs(p), off);
@@ -105,7 +113,8 @@ TEST(InterpSafety, HugeIterationSpaceFailsBeforeRunning) {
 }
 
 TEST(InterpSafety, MemoryBudget) {
-  auto p = parse_or_die("input A f64[1000,1000]\noutput C f64[1]\nB^{1}_{tx=0}[C^{f64,g}_{0}=A^{f64,g}_{0,0};];");
+  auto p = parse_or_die(
+      "input A f64[1000,1000]\noutput C f64[1]\nB^{1}_{tx=0}[C^{f64,g}_{0}=A^{f64,g}_{0,0};];");
   RunOptions small;
   small.memory_budget_bytes = 1 << 20;
   auto r = Interpreter::compile(p, small);
@@ -114,21 +123,26 @@ TEST(InterpSafety, MemoryBudget) {
 }
 
 TEST(InterpSafety, BadInputs) {
-  auto p = parse_or_die("input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a};];");
+  auto p =
+      parse_or_die("input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[C^{f64,g}_{a}=A^{f64,g}_{a};];");
   expect_error(run_error(p, {}), "bad_input", {"missing input A"});
-  std::vector<leir::TensorData> wrong = {{"A", leir::DType::kF64, {5}, std::vector<double>(5, 0.0)}};
+  std::vector<leir::TensorData> wrong = {
+      {"A", leir::DType::kF64, {5}, std::vector<double>(5, 0.0)}};
   expect_error(run_error(p, wrong), "bad_input", {"A", "[4]", "[5]"});
 }
 
 TEST(InterpSafety, WriteToAnInputIsIllFormed) {
-  auto p = parse_or_die("input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[A^{f64,g}_{a}=1;C^{f64,g}_{a}=1;];");
+  auto p = parse_or_die(
+      "input A f64[4]\noutput C f64[4]\nL^{4}_{a=0}[A^{f64,g}_{a}=1;C^{f64,g}_{a}=1;];");
   auto r = Interpreter::compile(p);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().category, "ill_formed");
 }
 
 TEST(InterpSafety, CompileOnceRunManyReportsWork) {
-  auto p = parse_or_die("input A f64[4,3]\noutput C f64[4]\nB^{4}_{tx=0}L^{3}_{a=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,a};];");
+  auto p = parse_or_die(
+      "input A f64[4,3]\noutput C "
+      "f64[4]\nB^{4}_{tx=0}L^{3}_{a=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx,a};];");
   auto interp = Interpreter::compile(p);
   ASSERT_TRUE(interp.ok());
   for (uint64_t seed = 1; seed < 4; ++seed) {

@@ -1,7 +1,8 @@
 // Shape inference of intermediates: the exact bounding box of all writes.
+#include "leir/tensor_table.h"
+
 #include <gtest/gtest.h>
 
-#include "leir/tensor_table.h"
 #include "program_fixture.h"
 
 namespace steptp::interp::testing {
@@ -21,28 +22,42 @@ std::vector<int64_t> shape_of(const std::string& text, const std::string& name) 
 const std::string kDecl = "input A f64[4000]\noutput C f64[1]\n";
 
 TEST(TensorTable, DecreasingIndex) {
-  EXPECT_EQ(shape_of(kDecl + "L^{4000}_{a=0}[X^{f64,g}_{3999-a}=A^{f64,g}_{a};];B^{1}_{tx=0}[C^{f64,g}_{0}=X^{f64,g}_{0};];", "X"),
+  EXPECT_EQ(shape_of(kDecl + "L^{4000}_{a=0}[X^{f64,g}_{3999-a}=A^{f64,g}_{a};];B^{1}_{tx=0}[C^{"
+                             "f64,g}_{0}=X^{f64,g}_{0};];",
+                     "X"),
             (std::vector<int64_t>{4000}));
   // 12-a over a in [0,9] covers [3,12]: the box reaches 12.
-  EXPECT_EQ(shape_of(kDecl + "L^{10}_{a=0}[X^{f64,g}_{12-a}=1;];B^{1}_{tx=0}[C^{f64,g}_{0}=X^{f64,g}_{3};];", "X"),
-            (std::vector<int64_t>{13}));
+  EXPECT_EQ(
+      shape_of(
+          kDecl + "L^{10}_{a=0}[X^{f64,g}_{12-a}=1;];B^{1}_{tx=0}[C^{f64,g}_{0}=X^{f64,g}_{3};];",
+          "X"),
+      (std::vector<int64_t>{13}));
 }
 
 TEST(TensorTable, AffineConstantAndModuloSubscripts) {
   EXPECT_EQ(shape_of(kDecl + "B^{2}_{tx=0}L^{4}_{a=0}L^{8}_{c=0}[X^{f64,g}_{tx,a*8+c,0}=1;];"
-                             "B^{1}_{tx=0}[C^{f64,g}_{0}=X^{f64,g}_{0,0,0};];", "X"),
+                             "B^{1}_{tx=0}[C^{f64,g}_{0}=X^{f64,g}_{0,0,0};];",
+                     "X"),
             (std::vector<int64_t>{2, 32, 1}));
-  EXPECT_EQ(shape_of(kDecl + "L^{10}_{a=0}[X^{f64,g}_{a%4,a//3}=1;];B^{1}_{tx=0}[C^{f64,g}_{0}=X^{f64,g}_{0,0};];", "X"),
-            (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(
+      shape_of(
+          kDecl +
+              "L^{10}_{a=0}[X^{f64,g}_{a%4,a//3}=1;];B^{1}_{tx=0}[C^{f64,g}_{0}=X^{f64,g}_{0,0};];",
+          "X"),
+      (std::vector<int64_t>{4, 4}));
   // (a+2)%8 with a in [0,3] stays within one period: [2,5].
-  EXPECT_EQ(shape_of(kDecl + "L^{4}_{a=0}[X^{f64,g}_{(a+2)%8}=1;];B^{1}_{tx=0}[C^{f64,g}_{0}=X^{f64,g}_{2};];", "X"),
-            (std::vector<int64_t>{6}));
+  EXPECT_EQ(
+      shape_of(
+          kDecl + "L^{4}_{a=0}[X^{f64,g}_{(a+2)%8}=1;];B^{1}_{tx=0}[C^{f64,g}_{0}=X^{f64,g}_{2};];",
+          "X"),
+      (std::vector<int64_t>{6}));
 }
 
 TEST(TensorTable, UnionOfWritesAndOrder) {
   auto t = leir::infer_tensor_table(parse_or_die(
-      kDecl + "L^{3}_{a=0}[Y^{f32,s}_{a}=1;];L^{5}_{a=0}[X^{f64,g}_{a,1}=Y^{f32,s}_{0};];"
-              "L^{2}_{a=0}[X^{f64,g}_{a+6,0}=2;];B^{1}_{tx=0}[C^{f64,g}_{0}=X^{f64,g}_{0,0};];"));
+      kDecl +
+      "L^{3}_{a=0}[Y^{f32,s}_{a}=1;];L^{5}_{a=0}[X^{f64,g}_{a,1}=Y^{f32,s}_{0};];"
+      "L^{2}_{a=0}[X^{f64,g}_{a+6,0}=2;];B^{1}_{tx=0}[C^{f64,g}_{0}=X^{f64,g}_{0,0};];"));
   ASSERT_TRUE(t.ok()) << t.error().render();
   ASSERT_EQ(t->tensors.size(), 4u);
   EXPECT_EQ(t->tensors[0].name, "A");
@@ -59,10 +74,12 @@ TEST(TensorTable, Errors) {
       kDecl + "L^{4}_{a=0}[X^{f64,g}_{a-1}=1;];B^{1}_{tx=0}[C^{f64,g}_{0}=X^{f64,g}_{0};];"));
   ASSERT_FALSE(negative.ok());
   EXPECT_EQ(negative.error().category, "ill_formed");
-  EXPECT_NE(negative.error().message.find("write to X may have a negative index"), std::string::npos)
+  EXPECT_NE(negative.error().message.find("write to X may have a negative index"),
+            std::string::npos)
       << negative.error().message;
 
-  auto never = leir::infer_tensor_table(parse_or_die(kDecl + "B^{1}_{tx=0}[C^{f64,g}_{0}=Z^{f64,g}_{0};];"));
+  auto never =
+      leir::infer_tensor_table(parse_or_die(kDecl + "B^{1}_{tx=0}[C^{f64,g}_{0}=Z^{f64,g}_{0};];"));
   ASSERT_FALSE(never.ok());
   EXPECT_NE(never.error().message.find("never written"), std::string::npos);
 

@@ -118,9 +118,9 @@ TEST(Corpus, SpacedOutRowsParseToTheSameProgram) {
       auto digit_at = [&](size_t k) {
         return k < row.leir.size() && std::isdigit(static_cast<unsigned char>(row.leir[k]));
       };
-      bool in_exponent = (c == 'e' && i > 0 && digit_at(i - 1) && (next == '-' || next == '+')) ||
-                         ((c == '-' || c == '+') && i > 1 && row.leir[i - 1] == 'e' &&
-                          digit_at(i - 2));
+      bool in_exponent =
+          (c == 'e' && i > 0 && digit_at(i - 1) && (next == '-' || next == '+')) ||
+          ((c == '-' || c == '+') && i > 1 && row.leir[i - 1] == 'e' && digit_at(i - 2));
       if (!(word_char && next_word) && !two_char_op && !in_exponent)
         spaced += (c == ';') ? "\n" : " ";
     }

@@ -33,8 +33,8 @@ TEST(ParserDiagnostics, SuperscriptErrors) {
                      "unknown dtype 'f65' (expected one of f16, bf16, f32, f64, i8, i16, i32, "
                      "i64, u8, u16, u32, u64, bool, c64, c128, f8e4m3fn, f8e4m3fnuz, f8e5m2, u4, "
                      "i4)"});
-  expect_diagnostic({"B^{4}_{tx=0}[C^{f64,q}_{tx}=1;];", 1, 21,
-                     "unknown scope 'q' (expected g, s or l)"});
+  expect_diagnostic(
+      {"B^{4}_{tx=0}[C^{f64,q}_{tx}=1;];", 1, 21, "unknown scope 'q' (expected g, s or l)"});
 }
 
 TEST(ParserDiagnostics, BlockAndStatementTerminators) {
@@ -62,11 +62,12 @@ TEST(ParserDiagnostics, Functions) {
 TEST(ParserDiagnostics, Loops) {
   expect_diagnostic({"L^{4}_{a=1}[C^{f64,g}=1;];", 1, 10,
                      "loop start must be 0 (loops always run from 0 to extent-1), found '1'"});
-  expect_diagnostic({"L^{0}_{a=0}[C^{f64,g}=1;];", 1, 4, "loop extent must be at least 1, found '0'"});
-  expect_diagnostic({"Q^{4}_{a=0}[C^{f64,g}=1;];", 1, 1,
-                     "unknown loop kind 'Q' (expected L, B, P, V or U)"});
-  expect_diagnostic({"L^{4}_{max=0}[C^{f64,g}=1;];", 1, 8,
-                     "'max' is reserved and cannot name a loop variable"});
+  expect_diagnostic(
+      {"L^{0}_{a=0}[C^{f64,g}=1;];", 1, 4, "loop extent must be at least 1, found '0'"});
+  expect_diagnostic(
+      {"Q^{4}_{a=0}[C^{f64,g}=1;];", 1, 1, "unknown loop kind 'Q' (expected L, B, P, V or U)"});
+  expect_diagnostic(
+      {"L^{4}_{max=0}[C^{f64,g}=1;];", 1, 8, "'max' is reserved and cannot name a loop variable"});
 }
 
 TEST(ParserDiagnostics, Literals) {
@@ -80,11 +81,12 @@ TEST(ParserDiagnostics, Literals) {
 
 TEST(ParserDiagnostics, LinesAndColumnsReferToTheOriginalFile) {
   // Line 5 is the second body line; column 10 is the 'g' after the space.
-  expect_diagnostic({"# header\ninput A f64[4]\noutput C f64[4]\nB^{4}_{tx=0}[\n  C^{f64 g}_{tx}="
-                     "A^{f64,g}_{tx};];\n",
-                     5, 10, "expected ',' between dtype and scope in a superscript, found 'g'"});
-  expect_diagnostic({"input A f64[4]\noutput C f64[4,0]\nB^{4}_{tx=0}[C^{f64,g}_{tx}=1;];\n", 2,
-                     16, "dimension must be at least 1, found '0'"});
+  expect_diagnostic(
+      {"# header\ninput A f64[4]\noutput C f64[4]\nB^{4}_{tx=0}[\n  C^{f64 g}_{tx}="
+       "A^{f64,g}_{tx};];\n",
+       5, 10, "expected ',' between dtype and scope in a superscript, found 'g'"});
+  expect_diagnostic({"input A f64[4]\noutput C f64[4,0]\nB^{4}_{tx=0}[C^{f64,g}_{tx}=1;];\n", 2, 16,
+                     "dimension must be at least 1, found '0'"});
   expect_diagnostic({"input A f99[4]\n", 1, 9,
                      "unknown dtype 'f99' (expected one of f16, bf16, f32, f64, i8, i16, i32, "
                      "i64, u8, u16, u32, u64, bool, c64, c128, f8e4m3fn, f8e4m3fnuz, f8e5m2, u4, "

@@ -88,9 +88,15 @@ TEST(HostileInput, MutatedCorpusRows) {
     for (int m = 0; m < 3; ++m) {
       size_t at = std::uniform_int_distribution<size_t>(0, s.size() - 1)(rng);
       switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
-        case 0: s.erase(at, 1); break;
-        case 1: s.insert(at, 1, s[std::uniform_int_distribution<size_t>(0, s.size() - 1)(rng)]); break;
-        default: s[at] = "[]{}();,^_=+-*0a"[std::uniform_int_distribution<int>(0, 15)(rng)]; break;
+        case 0:
+          s.erase(at, 1);
+          break;
+        case 1:
+          s.insert(at, 1, s[std::uniform_int_distribution<size_t>(0, s.size() - 1)(rng)]);
+          break;
+        default:
+          s[at] = "[]{}();,^_=+-*0a"[std::uniform_int_distribution<int>(0, 15)(rng)];
+          break;
       }
     }
     expect_typed_outcome(s);
@@ -105,8 +111,8 @@ TEST(HostileInput, DeepBracketsAndParenthesesAreRejectedNotRecursed) {
   EXPECT_EQ(b.error().category, "parse_error");
   EXPECT_NE(b.error().message.find("nesting is deeper than the limit of 256"), std::string::npos);
 
-  auto p = parse_body("[C^{f64,g}=" + std::string(kDeep, '(') + "1" + std::string(kDeep, ')') +
-                      ";];");
+  auto p =
+      parse_body("[C^{f64,g}=" + std::string(kDeep, '(') + "1" + std::string(kDeep, ')') + ";];");
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.error().message.find("nesting is deeper"), std::string::npos);
 
@@ -189,15 +195,15 @@ TEST(HostileInput, OversizedInputIsRejectedUpFront) {
 }
 
 TEST(HostileInput, UndeclaredTensorIsIllFormedNotACrash) {
-  auto p = parse_program("input A f64[4]\noutput C f64[4]\n"
-                         "B^{4}_{tx=0}[C^{f64,g}_{tx}=Q^{f64,g}_{tx}+A^{f64,g}_{tx};];");
+  auto p = parse_program(
+      "input A f64[4]\noutput C f64[4]\n"
+      "B^{4}_{tx=0}[C^{f64,g}_{tx}=Q^{f64,g}_{tx}+A^{f64,g}_{tx};];");
   ASSERT_TRUE(p.ok());
   auto wf = check_well_formed(*p);
   ASSERT_FALSE(wf.ok());
   EXPECT_EQ(wf.error().category, "ill_formed");
-  EXPECT_EQ(wf.error().message.rfind("tensor 'Q' is read but never written (and is not declared)",
-                                     0),
-            0u)
+  EXPECT_EQ(
+      wf.error().message.rfind("tensor 'Q' is read but never written (and is not declared)", 0), 0u)
       << wf.error().message;
 }
 

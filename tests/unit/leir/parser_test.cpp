@@ -1,8 +1,9 @@
 // Parser: the grammar (blocks, loops, tensor references, precedence and associativity) and the
 // program file format. Expected trees are built by hand with the IR factories.
+#include "leir/parser.h"
+
 #include <gtest/gtest.h>
 
-#include "leir/parser.h"
 #include "leir/printer.h"
 
 namespace steptp::leir {
@@ -24,8 +25,8 @@ ExprRef parsed(std::string_view text) {
 
 void expect_tree(std::string_view text, const ExprRef& expected) {
   ExprRef got = parsed(text);
-  EXPECT_TRUE(equal(got, expected)) << text << " parsed as " << print(got) << ", expected "
-                                    << print(expected);
+  EXPECT_TRUE(equal(got, expected))
+      << text << " parsed as " << print(got) << ", expected " << print(expected);
 }
 
 TEST(ParserPrecedence, MultiplicationBindsTighterThanAddition) {
@@ -36,8 +37,7 @@ TEST(ParserPrecedence, MultiplicationBindsTighterThanAddition) {
 TEST(ParserPrecedence, AdditiveAndMultiplicativeAreLeftAssociative) {
   expect_tree("a-c-d", bin(BinaryOp::kSub, bin(BinaryOp::kSub, v("a"), v("c")), v("d")));
   expect_tree("a/c*d", bin(BinaryOp::kMul, bin(BinaryOp::kDiv, v("a"), v("c")), v("d")));
-  expect_tree("a//c%d",
-              bin(BinaryOp::kMod, bin(BinaryOp::kFloorDiv, v("a"), v("c")), v("d")));
+  expect_tree("a//c%d", bin(BinaryOp::kMod, bin(BinaryOp::kFloorDiv, v("a"), v("c")), v("d")));
 }
 
 TEST(ParserPrecedence, PowerIsRightAssociativeAndTighterThanUnaryMinus) {
@@ -89,23 +89,22 @@ TEST(ParserPrimaries, InfCallsTensorsAndGathers) {
   expect_tree("-inf", Expr::neg(Expr::inf()));
   expect_tree("max(a,0)", Expr::call(Function::kMax, {v("a"), n("0")}));
   expect_tree("if_then_else(a==tx,A^{f64,g}_{a},0)",
-              Expr::call(Function::kIfThenElse,
-                         {Expr::compare({v("a"), v("tx")}, {CompareOp::kEq}), t("A", {v("a")}),
-                          n("0")}));
+              Expr::call(Function::kIfThenElse, {Expr::compare({v("a"), v("tx")}, {CompareOp::kEq}),
+                                                 t("A", {v("a")}), n("0")}));
   expect_tree("H^{f64,g}", t("H"));
   expect_tree("E^{f32,s}_{tx,C^{i64,l}_{tx}}",
               t("E", {v("tx"), t("C", {v("tx")}, DType::kI64, Scope::kLocal)}, DType::kF32,
                 Scope::kShared));
-  expect_tree("Ae^{bool,g}_{0,0,(c+f)*48}",
-              t("Ae",
-                {n("0"), n("0"),
-                 bin(BinaryOp::kMul, bin(BinaryOp::kAdd, v("c"), v("f")), n("48"))},
-                DType::kBool));
+  expect_tree(
+      "Ae^{bool,g}_{0,0,(c+f)*48}",
+      t("Ae", {n("0"), n("0"), bin(BinaryOp::kMul, bin(BinaryOp::kAdd, v("c"), v("f")), n("48"))},
+        DType::kBool));
 }
 
 TEST(ParserBody, LoopsBlocksAndStatements) {
-  auto r = parse_body("B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},0);];"
-                      "P^{2}_{c=0}V^{4}_{d=0}U^{3}_{f=0}[D^{f32,g}=1;];");
+  auto r = parse_body(
+      "B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},0);];"
+      "P^{2}_{c=0}V^{4}_{d=0}U^{3}_{f=0}[D^{f32,g}=1;];");
   ASSERT_TRUE(r.ok()) << r.error().render();
   ASSERT_EQ(r->size(), 2u);
   const Block& b0 = (*r)[0];

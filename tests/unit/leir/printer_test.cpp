@@ -1,11 +1,12 @@
 // Printer: canonical spelling, minimal parentheses, and the two round-trip invariants
 // parse(print(p)) == p (on hand-built and randomly generated trees) and print(parse(t)) == t.
+#include "leir/printer.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "leir/parser.h"
-#include "leir/printer.h"
 
 namespace steptp::leir {
 namespace {
@@ -102,15 +103,19 @@ class TreeGenerator {
   ExprRef expr(int depth) {
     int pick = depth <= 0 ? roll(4) : roll(10);
     switch (pick) {
-      case 0: return Expr::number_from_spelling(kNumbers[roll(5)]);
-      case 1: return Expr::index_var(kVars[roll(3)]);
-      case 2: return roll(4) == 0 ? Expr::inf() : Expr::index_var("tx");
+      case 0:
+        return Expr::number_from_spelling(kNumbers[roll(5)]);
+      case 1:
+        return Expr::index_var(kVars[roll(3)]);
+      case 2:
+        return roll(4) == 0 ? Expr::inf() : Expr::index_var("tx");
       case 3: {
         std::vector<ExprRef> idx;
         for (int i = roll(3); i > 0; --i) idx.push_back(Expr::index_var(kVars[roll(3)]));
         return Expr::access("A", DType::kF64, Scope::kGlobal, std::move(idx));
       }
-      case 4: return Expr::neg(expr(depth - 1));
+      case 4:
+        return Expr::neg(expr(depth - 1));
       case 5:
       case 6:
       case 7: {
@@ -165,13 +170,12 @@ TEST(Printer, RandomProgramsRoundTrip) {
     Block b;
     b.loops.push_back(Loop{LoopKind::kBound, 4, "tx"});
     b.loops.push_back(Loop{static_cast<LoopKind>(i % 5), 1 + i, "a"});
-    b.body.push_back(Item::of(Stmt{Expr::access("C", DType::kF32, Scope::kGlobal, {}),
-                                   gen.expr(4)}));
+    b.body.push_back(
+        Item::of(Stmt{Expr::access("C", DType::kF32, Scope::kGlobal, {}), gen.expr(4)}));
     Block nested;
     nested.loops.push_back(Loop{LoopKind::kSerial, 3, "c"});
-    nested.body.push_back(Item::of(Stmt{Expr::access("Xy", DType::kF16, Scope::kLocal,
-                                                     {Expr::index_var("c")}),
-                                        gen.expr(3)}));
+    nested.body.push_back(Item::of(
+        Stmt{Expr::access("Xy", DType::kF16, Scope::kLocal, {Expr::index_var("c")}), gen.expr(3)}));
     b.body.push_back(Item::of(nested));
     p.blocks.push_back(b);
     std::string text = print_program(p);

@@ -1,12 +1,13 @@
 // for_each_stmt: every statement in program order, with all its enclosing loops (across nested
 // blocks), its own nest, its top-level block and its ordinal.
+#include "leir/visit.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "leir/parser.h"
-#include "leir/visit.h"
 
 namespace steptp::leir {
 namespace {

@@ -1,11 +1,11 @@
 // Tests of parse_answer: what it tolerates (wrapping) and what it refuses (the result), plus
 // randomized hostile inputs that must never crash, hang or throw.
+#include "llm/answer_parser.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
-
-#include "llm/answer_parser.h"
 
 namespace steptp::llm {
 namespace {
@@ -31,17 +31,18 @@ void expect_error(const Result<ParsedAnswer>& r, const std::string& category) {
 }
 
 TEST(AnswerParser, TrainingFormatWithThinkAndAnswer) {
-  auto r = parse_answer("<think>Loops a and c can swap.</think><answer>" + obj("loop_reorder") +
-                            "</answer>",
-                        kKnown);
+  auto r = parse_answer(
+      "<think>Loops a and c can swap.</think><answer>" + obj("loop_reorder") + "</answer>", kKnown);
   expect_one(r, "loop_reorder");
   EXPECT_FALSE(r->is_list);
 }
 
 TEST(AnswerParser, IgnoresAnswerTagsQuotedInsideTheThinkBlock) {
-  auto r = parse_answer("<think>I should write <answer>{\"x\":1}</answer> at the end.</think>\n"
-                        "<answer>" + obj("loop_tiling") + "</answer>",
-                        kKnown);
+  auto r = parse_answer(
+      "<think>I should write <answer>{\"x\":1}</answer> at the end.</think>\n"
+      "<answer>" +
+          obj("loop_tiling") + "</answer>",
+      kKnown);
   expect_one(r, "loop_tiling");
 }
 
@@ -69,9 +70,9 @@ TEST(AnswerParser, UnterminatedAnswerBlockStillParsesAWholeValue) {
 }
 
 TEST(AnswerParser, ListOfObjectsGivesEveryCandidateInOrder) {
-  auto r = parse_answer("<answer>[" + obj("loop_reorder", "X") + ", " +
-                            obj("loop_tiling", "Y") + "]</answer>",
-                        kKnown);
+  auto r = parse_answer(
+      "<answer>[" + obj("loop_reorder", "X") + ", " + obj("loop_tiling", "Y") + "]</answer>",
+      kKnown);
   ASSERT_TRUE(r.ok()) << r.error().render();
   EXPECT_TRUE(r->is_list);
   ASSERT_EQ(r->candidates.size(), 2u);
@@ -82,10 +83,11 @@ TEST(AnswerParser, ListOfObjectsGivesEveryCandidateInOrder) {
 }
 
 TEST(AnswerParser, PythonReprListOfTheReferenceMultiLabels) {
-  auto r = parse_answer("<answer>[{'idx': 0, 'transformed_IR': 'it\\'s \"X\"', "
-                        "'applied_strategy': 'loop_tiling'}, {'idx': 1, 'transformed_IR': 'Y', "
-                        "'applied_strategy': 'operator_fusion', 'ok': True}]</answer>",
-                        kKnown);
+  auto r = parse_answer(
+      "<answer>[{'idx': 0, 'transformed_IR': 'it\\'s \"X\"', "
+      "'applied_strategy': 'loop_tiling'}, {'idx': 1, 'transformed_IR': 'Y', "
+      "'applied_strategy': 'operator_fusion', 'ok': True}]</answer>",
+      kKnown);
   ASSERT_TRUE(r.ok()) << r.error().render();
   ASSERT_EQ(r->candidates.size(), 2u);
   EXPECT_EQ(r->candidates[0].transformed_ir, "it's \"X\"");
@@ -93,8 +95,8 @@ TEST(AnswerParser, PythonReprListOfTheReferenceMultiLabels) {
 }
 
 TEST(AnswerParser, NormalisesSpellingsOfAKnownStrategyName) {
-  for (std::string written : {"Loop Tiling", "loop-tiling", " loop_tiling ", "`loop_tiling`",
-                              "LOOP_TILING"})
+  for (std::string written :
+       {"Loop Tiling", "loop-tiling", " loop_tiling ", "`loop_tiling`", "LOOP_TILING"})
     expect_one(parse_answer("<answer>" + obj(written) + "</answer>", kKnown), "loop_tiling");
 }
 
@@ -117,11 +119,10 @@ TEST(AnswerParser, TypedFailures) {
   expect_error(parse_answer("<answer>[1, 2]</answer>", kKnown), "not_an_object");
   expect_error(parse_answer("<answer>{\"applied_strategy\": \"loop_tiling\"}</answer>", kKnown),
                "missing_key");
-  expect_error(parse_answer("<answer>{\"transformed_IR\": \"x\"}</answer>", kKnown),
-               "missing_key");
-  expect_error(parse_answer("<answer>{\"applied_strategy\": 3, \"transformed_IR\": \"x\"}</answer>",
-                            kKnown),
-               "wrong_type");
+  expect_error(parse_answer("<answer>{\"transformed_IR\": \"x\"}</answer>", kKnown), "missing_key");
+  expect_error(
+      parse_answer("<answer>{\"applied_strategy\": 3, \"transformed_IR\": \"x\"}</answer>", kKnown),
+      "wrong_type");
   expect_error(parse_answer("<answer>{\"applied_strategy\": \"loop_tiling\", "
                             "\"transformed_IR\": [\"x\"]}</answer>",
                             kKnown),
@@ -174,12 +175,40 @@ TEST(AnswerParser, AnswerBlockExtraction) {
 // Random text built from the characters and fragments that matter to the parser: it must
 // return (ok or a typed error), never throw, and any success must satisfy the contract.
 TEST(AnswerParser, RandomHostileInputsNeverCrash) {
-  const std::vector<std::string> pieces = {
-      "<think>", "</think>", "<answer>", "</answer>", "<\\answer>", "```json\n", "```", "{", "}",
-      "[", "]", "\"", "'", ":", ",", "\\", "applied_strategy", "transformed_IR", "loop_tiling",
-      "\"applied_strategy\": \"loop_tiling\"", "\"transformed_IR\": \"x\"", "null", "True", "1e999",
-      "\xff\xfe", std::string(1, '\0'), "\n", " ", "\"\\u0000\"", "-0", "[[[[[[[[", "]]]]]]]]",
-      obj("loop_tiling", "x"), obj("loop_reorder", "y")};
+  const std::vector<std::string> pieces = {"<think>",
+                                           "</think>",
+                                           "<answer>",
+                                           "</answer>",
+                                           "<\\answer>",
+                                           "```json\n",
+                                           "```",
+                                           "{",
+                                           "}",
+                                           "[",
+                                           "]",
+                                           "\"",
+                                           "'",
+                                           ":",
+                                           ",",
+                                           "\\",
+                                           "applied_strategy",
+                                           "transformed_IR",
+                                           "loop_tiling",
+                                           "\"applied_strategy\": \"loop_tiling\"",
+                                           "\"transformed_IR\": \"x\"",
+                                           "null",
+                                           "True",
+                                           "1e999",
+                                           "\xff\xfe",
+                                           std::string(1, '\0'),
+                                           "\n",
+                                           " ",
+                                           "\"\\u0000\"",
+                                           "-0",
+                                           "[[[[[[[[",
+                                           "]]]]]]]]",
+                                           obj("loop_tiling", "x"),
+                                           obj("loop_reorder", "y")};
   std::mt19937_64 rng(1234);
   int successes = 0;
   for (int iter = 0; iter < 20000; ++iter) {

@@ -1,5 +1,8 @@
 // Tests of ChatClient against the scripted FakeServer: success, retries on 429/5xx, timeouts,
 // malformed and huge bodies, empty choices, concurrency bounds and usage accounting.
+#include "llm/chat_client.h"
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,9 +11,6 @@
 #include <fstream>
 #include <string>
 
-#include <fmt/format.h>
-
-#include "llm/chat_client.h"
 #include "llm/fake_server.h"
 
 namespace steptp::llm {
@@ -86,8 +86,9 @@ TEST(ChatClient, SendsModelMessagesAndSamplingParameters) {
 TEST(ChatClient, BaseUrlWithoutV1AndFullPathBothReachTheEndpoint) {
   auto server = FakeServer::scripted({FakeReply::text("x"), FakeReply::text("y")});
   ASSERT_TRUE(server->start().ok());
-  for (std::string url : {fmt::format("http://127.0.0.1:{}", server->port()),
-                          fmt::format("http://127.0.0.1:{}/v1/chat/completions/", server->port())}) {
+  for (std::string url :
+       {fmt::format("http://127.0.0.1:{}", server->port()),
+        fmt::format("http://127.0.0.1:{}/v1/chat/completions/", server->port())}) {
     ClientOptions o = fast_options(*server);
     o.base_url = url;
     auto client = make_client(o);
@@ -244,9 +245,8 @@ TEST(ChatClient, BatchKeepsOrderAndNeverExceedsConcurrency) {
   std::vector<std::vector<ChatMessage>> convs;
   for (int i = 0; i < 12; ++i) convs.push_back({{"user", std::to_string(i)}});
   std::atomic<int> done{0};
-  auto results = client->complete_batch(convs, {}, [&](size_t, const Result<Completion>&) {
-    ++done;
-  });
+  auto results =
+      client->complete_batch(convs, {}, [&](size_t, const Result<Completion>&) { ++done; });
   ASSERT_EQ(results.size(), 12u);
   for (int i = 0; i < 12; ++i) {
     ASSERT_TRUE(results[i].ok());
@@ -259,8 +259,8 @@ TEST(ChatClient, BatchKeepsOrderAndNeverExceedsConcurrency) {
 }
 
 TEST(ChatClient, RejectsBadConfiguration) {
-  for (std::string url : {"localhost:8000", "ftp://h/v1", "http://", "http://h:99999",
-                          "http://user:pw@h:80"}) {
+  for (std::string url :
+       {"localhost:8000", "ftp://h/v1", "http://", "http://h:99999", "http://user:pw@h:80"}) {
     ClientOptions o;
     o.base_url = url;
     o.model = "m";

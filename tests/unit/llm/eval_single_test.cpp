@@ -1,6 +1,8 @@
 // Single-step evaluation: reading questions (records that share a prompt are one question),
 // scoring answers stage by stage (parsed, legal step, verified equivalent, matched), and whole
 // runs against the fake server (oracle 100%, garbage 0%, a dead endpoint an error).
+#include "llm/eval_single.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,7 +11,6 @@
 
 #include "leir/parser.h"
 #include "leir/printer.h"
-#include "llm/eval_single.h"
 #include "llm/fake_server.h"
 #include "llm/registered_names.h"
 #include "strategy/registry.h"
@@ -102,11 +103,11 @@ TEST(EvalQuestions, RejectsBadRecordsNamingTheLine) {
       R"("original_program":"input A f64[2]\noutput C f64[2]\nB^{2}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx};];")";
   for (std::string bad : {
            std::string("not json"),
-           "{" + prog + "}",                                              // no messages
+           "{" + prog + "}",         // no messages
            "{" + ok_messages + "}",  // a prompt that is not steptp's, and no original_program
            "{" + ok_messages + R"(,"original_program":"B^{2}_{tx=0}[")" + "}",
            R"({"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"junk"}],)" +
-               prog + "}",                                            // unreadable reference
+               prog + "}",  // unreadable reference
            R"({"messages":[{"role":"assistant","content":"a"}],)" + prog + "}",  // no user
        }) {
     auto r = read_eval_questions("\n" + bad + "\n", known, "d.jsonl");
@@ -138,7 +139,8 @@ TEST(ScoreAnswer, EachStageFailsWithItsReason) {
   EXPECT_FALSE(o.legal);
 
   o = score_answer(
-      relu, answer("loop_split", "B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},1);];"),
+      relu,
+      answer("loop_split", "B^{16}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},1);];"),
       options());
   EXPECT_EQ(o.failure, "illegal_step");
   EXPECT_FALSE(o.legal);

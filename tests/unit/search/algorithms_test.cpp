@@ -1,11 +1,12 @@
 // Each algorithm's visiting order and result on a scripted tree, pinned by hand; MCTS branches;
 // every algorithm respects the same budget.
+#include "search/algorithms.h"
+
 #include <gtest/gtest.h>
 
 #include <limits>
 
 #include "scripted.h"
-#include "search/algorithms.h"
 
 namespace steptp::search {
 namespace {
@@ -19,17 +20,13 @@ using testing::ScriptedPolicy;
 // root 0 (100 ms) → 1 (80), 2 (50), 3 (90); 1 → 11 (70), 12 (60); 2 → 21 (40), 22 (45);
 // 3 → 31 (85); 11 → 111 (65); 21 → 211 (20).
 ScriptedPolicy tree_policy() {
-  return ScriptedPolicy(Children{{0, {1, 2, 3}},
-                         {1, {11, 12}},
-                         {2, {21, 22}},
-                         {3, {31}},
-                         {11, {111}},
-                         {21, {211}}});
+  return ScriptedPolicy(
+      Children{{0, {1, 2, 3}}, {1, {11, 12}}, {2, {21, 22}}, {3, {31}}, {11, {111}}, {21, {211}}});
 }
 
 FakeEvaluator tree_times() {
   FakeEvaluator e;
-  e.times = {{0, 100}, {1, 80},  {2, 50},  {3, 90},  {11, 70},  {12, 60},
+  e.times = {{0, 100}, {1, 80},  {2, 50},  {3, 90},   {11, 70}, {12, 60},
              {21, 40}, {22, 45}, {31, 85}, {111, 65}, {211, 20}};
   return e;
 }
@@ -42,8 +39,8 @@ struct SearchRun {
 };
 
 SearchRun run_on(Algorithm a, Policy& policy, Evaluator& evaluator, SearchOptions options) {
-  auto engine = Engine::create(program_of(0), policy, evaluator, options,
-                               std::string(algorithm_name(a)));
+  auto engine =
+      Engine::create(program_of(0), policy, evaluator, options, std::string(algorithm_name(a)));
   EXPECT_TRUE(engine.ok());
   SearchRun r;
   r.engine = std::move(engine).value();
@@ -151,7 +148,8 @@ TEST(Beam, RanksChildrenByMeasuredSpeedupTimesTheirPromise) {
 
 TEST(Beam, APromiseBelowOneOrNotFiniteIsIgnored) {
   ScriptedPolicy p(Children{{0, {1, 2, 3}}});
-  p.promises = {{1, 0.01}, {2, std::numeric_limits<double>::quiet_NaN()},
+  p.promises = {{1, 0.01},
+                {2, std::numeric_limits<double>::quiet_NaN()},
                 {3, std::numeric_limits<double>::infinity()}};
   FakeEvaluator e;
   e.times = {{0, 100}, {1, 50}, {2, 60}, {3, 70}};

@@ -1,8 +1,9 @@
 // The engine: baseline measurement, de-duplication, failure reasons, budget charging.
+#include "search/engine.h"
+
 #include <gtest/gtest.h>
 
 #include "scripted.h"
-#include "search/engine.h"
 
 namespace steptp::search {
 namespace {

@@ -5,12 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "leir/printer.h"
 #include "scripted.h"
 #include "search/algorithms.h"
 #include "strategy/registry.h"
-
-#include <set>
 
 namespace steptp::search {
 namespace {
@@ -83,9 +83,9 @@ TEST(LlmPolicy, AnAnswerThatIsARegisteredStepIsProposedAsThatStepBesideTheClaim)
   ASSERT_TRUE(after.ok());
   ScriptedSource source;
   // The model calls it a loop_split: the policy finds the unrolling site all the same.
-  source.script.push_back(std::vector<std::string>{
-      "<answer>{\"transformed_IR\": \"" + leir::print_body(after->blocks) +
-      "\", \"applied_strategy\": \"loop_split\"}</answer>"});
+  source.script.push_back(
+      std::vector<std::string>{"<answer>{\"transformed_IR\": \"" + leir::print_body(after->blocks) +
+                               "\", \"applied_strategy\": \"loop_split\"}</answer>"});
   LlmPolicy policy(source, "Toy");
   std::vector<std::string> trace, failures;
   std::set<std::string> tried;

@@ -1,4 +1,6 @@
 // The built-in policies over the real strategy registry, and the static cost model.
+#include "search/policies.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -11,7 +13,6 @@
 #include "leir/printer.h"
 #include "leir/tensor_table.h"
 #include "search/cost_model.h"
-#include "search/policies.h"
 
 namespace steptp::search {
 namespace {
@@ -85,8 +86,10 @@ TEST(CostModel, ChargesStridedAccessAndRewardsUnitStrideAndVectors) {
   const std::string decls = "input A f64[128,128]\noutput C f64[128,128]\n";
   leir::Program strided =
       parse(decls + "L^{128}_{a=0}L^{128}_{c=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
-  leir::Program unit = parse(decls + "L^{128}_{c=0}L^{128}_{a=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
-  leir::Program vec = parse(decls + "L^{128}_{c=0}V^{128}_{a=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
+  leir::Program unit =
+      parse(decls + "L^{128}_{c=0}L^{128}_{a=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
+  leir::Program vec =
+      parse(decls + "L^{128}_{c=0}V^{128}_{a=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(strided), 16384 * 3.0);
   // Past L2 (131072 elements) every strided element costs a line from memory: 4.0; and the
   // block streams both tensors (A read: 1 per element, C written: 2).
@@ -98,10 +101,12 @@ TEST(CostModel, ChargesStridedAccessAndRewardsUnitStrideAndVectors) {
   // loop's lines fit in L1 (16 channels of a channel reduction): 1.0, as within L2.
   leir::Program channel_reduction = parse(
       "input A f64[16,256,256]\noutput C f64[256,256]\n"
-      "L^{256}_{a=0}L^{256}_{c=0}L^{16}_{d=0}[C^{f64,g}_{a,c}=min(C^{f64,g}_{a,c},A^{f64,g}_{d,a,c});];");
+      "L^{256}_{a=0}L^{256}_{c=0}L^{16}_{d=0}[C^{f64,g}_{a,c}=min(C^{f64,g}_{a,c},A^{f64,g}_{d,a,c}"
+      ");];");
   leir::Program across_rows = parse(
       "input A f64[16,256,256]\noutput C f64[256,256]\n"
-      "L^{256}_{c=0}L^{256}_{a=0}L^{16}_{d=0}[C^{f64,g}_{a,c}=min(C^{f64,g}_{a,c},A^{f64,g}_{d,a,c});];");
+      "L^{256}_{c=0}L^{256}_{a=0}L^{16}_{d=0}[C^{f64,g}_{a,c}=min(C^{f64,g}_{a,c},A^{f64,g}_{d,a,c}"
+      ");];");
   EXPECT_DOUBLE_EQ(estimated_cost(across_rows) - estimated_cost(channel_reduction),
                    1048576 * (4.0 - 1.0));
   // A contiguous independent innermost loop is vectorized by -O3 whether or not it is marked V:
@@ -117,7 +122,8 @@ TEST(CostModel, ChargesStridedAccessAndRewardsUnitStrideAndVectors) {
       parse(decls + "L^{128}_{c=0}L^{128}_{a=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a}**(3);];");
   EXPECT_DOUBLE_EQ(estimated_cost(libm), 16384 * (1.5 + 67));
   // Parallel loops divide by the thread count only when there are threads.
-  leir::Program par = parse(decls + "P^{128}_{c=0}L^{128}_{a=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
+  leir::Program par =
+      parse(decls + "P^{128}_{c=0}L^{128}_{a=0}[C^{f64,g}_{c,a}=A^{f64,g}_{c,a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(par, {.threads = 1}), 16384 * 1.5 / 4);
   EXPECT_DOUBLE_EQ(estimated_cost(par, {.threads = 4}), 16384 * 1.5 / 16);
 }
@@ -131,7 +137,8 @@ TEST(CostModel, ChargesStridedAccessAndRewardsUnitStrideAndVectors) {
 TEST(CostModel, PricesEachLibraryCallAtItsMeasuredCostAndOnlyLibmCallsStayScalar) {
   const std::string decls = "input A f64[128,128]\noutput C f64[128,128]\n";
   auto cost_of = [&](const std::string& rhs) {
-    return estimated_cost(parse(decls + "L^{128}_{c=0}L^{128}_{a=0}[C^{f64,g}_{c,a}=" + rhs + ";];"));
+    return estimated_cost(
+        parse(decls + "L^{128}_{c=0}L^{128}_{a=0}[C^{f64,g}_{c,a}=" + rhs + ";];"));
   };
   const std::string a = "A^{f64,g}_{c,a}";
   EXPECT_DOUBLE_EQ(cost_of("exp(" + a + ")"), 16384 * (1.5 + 28) / 4);
@@ -144,7 +151,8 @@ TEST(CostModel, PricesEachLibraryCallAtItsMeasuredCostAndOnlyLibmCallsStayScalar
   EXPECT_DOUBLE_EQ(cost_of(a + "**(2)"), 16384 * 1.5 / 4);
   EXPECT_DOUBLE_EQ(cost_of("sqrt(" + a + ")"), 16384 * (1.5 + 1) / 4);
   // Removing an exp is worth more than any access it saves.
-  EXPECT_LT(cost_of(a + "+log(" + a + "*" + a + "+1)"), cost_of("log(exp(" + a + ")*(" + a + "*" + a + "+1))"));
+  EXPECT_LT(cost_of(a + "+log(" + a + "*" + a + "+1)"),
+            cost_of("log(exp(" + a + ")*(" + a + "*" + a + "+1))"));
 }
 
 TEST(CostModel, ChargesEveryBlockForTheLargeTensorsItStreams) {
@@ -152,31 +160,34 @@ TEST(CostModel, ChargesEveryBlockForTheLargeTensorsItStreams) {
   // element it writes. Fused, F is streamed once instead of written by one block and read back
   // by the next: one read stream cheaper, all else equal.
   const std::string decls = "input A f64[512,512]\noutput C f64[512,512]\n";
-  leir::Program two_passes = parse(decls +
-      "B^{512}_{tx=0}L^{512}_{a=0}[F^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;];"
-      "B^{512}_{tx=0}L^{512}_{a=0}[C^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+1;];");
+  leir::Program two_passes =
+      parse(decls +
+            "B^{512}_{tx=0}L^{512}_{a=0}[F^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;];"
+            "B^{512}_{tx=0}L^{512}_{a=0}[C^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+1;];");
   leir::Program fused = parse(decls +
-      "B^{512}_{tx=0}L^{512}_{a=0}[F^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;"
-      "C^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+1;];");
+                              "B^{512}_{tx=0}L^{512}_{a=0}[F^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;"
+                              "C^{f64,g}_{tx,a}=F^{f64,g}_{tx,a}+1;];");
   EXPECT_DOUBLE_EQ(estimated_cost(two_passes) - estimated_cost(fused), 262144.0);
   // Of scope l and sliced by the block's loops, F lives in a local array
   // (codegen::plan_local_arrays): no stream and no global-intermediate charge at all.
   leir::Program local = parse(decls +
-      "B^{512}_{tx=0}[L^{512}_{a=0}[F^{f64,l}_{tx,a}=A^{f64,g}_{tx,a}*2;];"
-      "L^{512}_{c=0}[C^{f64,g}_{tx,c}=F^{f64,l}_{tx,c}+1;];];");
+                              "B^{512}_{tx=0}[L^{512}_{a=0}[F^{f64,l}_{tx,a}=A^{f64,g}_{tx,a}*2;];"
+                              "L^{512}_{c=0}[C^{f64,g}_{tx,c}=F^{f64,l}_{tx,c}+1;];];");
   leir::Program global = parse(decls +
-      "B^{512}_{tx=0}[L^{512}_{a=0}[F^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;];"
-      "L^{512}_{c=0}[C^{f64,g}_{tx,c}=F^{f64,g}_{tx,c}+1;];];");
+                               "B^{512}_{tx=0}[L^{512}_{a=0}[F^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}*2;];"
+                               "L^{512}_{c=0}[C^{f64,g}_{tx,c}=F^{f64,g}_{tx,c}+1;];];");
   EXPECT_DOUBLE_EQ(estimated_cost(global) - estimated_cost(local), 262144.0 * (2 + 2));
   // Fused under a loop whose slices do not fit in L2 (262144 elements each), each part still
   // streams them: no cheaper than two blocks.
   const std::string big = "input A f64[2,512,512]\noutput C f64[2,512,512]\n";
-  leir::Program apart = parse(big +
-      "B^{2}_{tx=0}L^{512}_{a=0}L^{512}_{c=0}[F^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c}*2;];"
-      "B^{2}_{tx=0}L^{512}_{a=0}L^{512}_{c=0}[C^{f64,g}_{tx,a,c}=F^{f64,g}_{tx,a,c}+1;];");
-  leir::Program under_batch = parse(big +
-      "B^{2}_{tx=0}[L^{512}_{a=0}L^{512}_{c=0}[F^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c}*2;];"
-      "L^{512}_{a=0}L^{512}_{c=0}[C^{f64,g}_{tx,a,c}=F^{f64,g}_{tx,a,c}+1;];];");
+  leir::Program apart =
+      parse(big +
+            "B^{2}_{tx=0}L^{512}_{a=0}L^{512}_{c=0}[F^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c}*2;];"
+            "B^{2}_{tx=0}L^{512}_{a=0}L^{512}_{c=0}[C^{f64,g}_{tx,a,c}=F^{f64,g}_{tx,a,c}+1;];");
+  leir::Program under_batch =
+      parse(big +
+            "B^{2}_{tx=0}[L^{512}_{a=0}L^{512}_{c=0}[F^{f64,g}_{tx,a,c}=A^{f64,g}_{tx,a,c}*2;];"
+            "L^{512}_{a=0}L^{512}_{c=0}[C^{f64,g}_{tx,a,c}=F^{f64,g}_{tx,a,c}+1;];];");
   EXPECT_DOUBLE_EQ(estimated_cost(apart), estimated_cost(under_batch));
 }
 
@@ -185,23 +196,26 @@ TEST(CostModel, ChargesALargeTensorAgainForEveryPassItsLoopsMakeOverIt) {
   // passes more than once. With a outermost, one iteration of a touches a 1024-element row that
   // stays in cache across r: one pass. Nothing else about the two orders differs.
   const std::string decls = "input C f64[512,1024]\noutput D f64[4,512]\n";
-  leir::Program rows_outside = parse(decls +
+  leir::Program rows_outside = parse(
+      decls +
       "L^{4}_{r=0}L^{512}_{a=0}L^{1024}_{c=0}[D^{f64,g}_{r,a}=D^{f64,g}_{r,a}+C^{f64,g}_{a,c};];");
-  leir::Program rows_inside = parse(decls +
+  leir::Program rows_inside = parse(
+      decls +
       "L^{512}_{a=0}L^{4}_{r=0}L^{1024}_{c=0}[D^{f64,g}_{r,a}=D^{f64,g}_{r,a}+C^{f64,g}_{a,c};];");
   EXPECT_DOUBLE_EQ(estimated_cost(rows_outside) - estimated_cost(rows_inside), 3.0 * 524288);
   // A matrix product tile: 4x4 output tiles fetch the weight once per 4 input rows, 2x8 tiles
   // once per 2 (measured 6.4 against 10.2 ms on Gemm_Add_ReLU): twice the passes, dearer.
   const std::string gemm = "input A f64[128,1024]\ninput C f64[512,1024]\noutput F f64[128,512]\n";
   auto tile = [&](int rows, int cols) {
-    return parse(gemm + fmt::format(
-        "L^{{{}}}_{{d=0}}L^{{{}}}_{{f=0}}L^{{{}}}_{{tx=0}}L^{{{}}}_{{a=0}}L^{{1024}}_{{c=0}}"
-        "[F^{{f64,g}}_{{d*{}+tx,f*{}+a}}=F^{{f64,g}}_{{d*{}+tx,f*{}+a}}+"
-        "A^{{f64,g}}_{{d*{}+tx,c}}*C^{{f64,g}}_{{f*{}+a,c}};];",
-        128 / rows, 512 / cols, rows, cols, rows, cols, rows, cols, rows, cols));
+    return parse(
+        gemm +
+        fmt::format(
+            "L^{{{}}}_{{d=0}}L^{{{}}}_{{f=0}}L^{{{}}}_{{tx=0}}L^{{{}}}_{{a=0}}L^{{1024}}_{{c=0}}"
+            "[F^{{f64,g}}_{{d*{}+tx,f*{}+a}}=F^{{f64,g}}_{{d*{}+tx,f*{}+a}}+"
+            "A^{{f64,g}}_{{d*{}+tx,c}}*C^{{f64,g}}_{{f*{}+a,c}};];",
+            128 / rows, 512 / cols, rows, cols, rows, cols, rows, cols, rows, cols));
   };
-  EXPECT_DOUBLE_EQ(estimated_cost(tile(2, 8)) - estimated_cost(tile(4, 4)),
-                   (64.0 - 32.0) * 524288);
+  EXPECT_DOUBLE_EQ(estimated_cost(tile(2, 8)) - estimated_cost(tile(4, 4)), (64.0 - 32.0) * 524288);
 }
 
 TEST(CostModel, ReadsTheStrideFromTheShapeWhenTrailingDimensionsHaveExtentOne) {
@@ -227,8 +241,7 @@ TEST(CostModel, ReadsTheStrideFromTheShapeWhenTrailingDimensionsHaveExtentOne) {
 TEST(CostModel, ACoefficientOtherThanPlusOrMinusOneIsAStride) {
   const std::string decls = "input A f64[131072]\noutput C f64[65536]\n";
   leir::Program every_other = parse(decls + "L^{65536}_{c=0}[C^{f64,g}_{c}=A^{f64,g}_{c*2};];");
-  leir::Program reversed =
-      parse(decls + "L^{65536}_{c=0}[C^{f64,g}_{c}=A^{f64,g}_{131071-c};];");
+  leir::Program reversed = parse(decls + "L^{65536}_{c=0}[C^{f64,g}_{c}=A^{f64,g}_{131071-c};];");
   EXPECT_DOUBLE_EQ(estimated_cost(every_other), 65536 * (1 + 0.25 + 1.0));
   EXPECT_DOUBLE_EQ(estimated_cost(reversed), 65536 * 1.5 / 4);
 }
@@ -243,19 +256,23 @@ TEST(CostModel, ChargesTheLatencyOfAReductionChainUnlessItRunsInLanes) {
   // Reduction lanes: 4 lanes; 16 of them are four independent vector accumulators, which
   // hides three quarters of the chain (4 lanes would hide none of it).
   leir::Program lanes = parse(
-      decls + "L^{128}_{c=0}L^{8}_{b=0}V^{16}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*16+a};];");
+      decls +
+      "L^{128}_{c=0}L^{8}_{b=0}V^{16}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*16+a};];");
   // Plus 4 per run of the lane loop: load the accumulator, reduce the lanes, store it.
   EXPECT_DOUBLE_EQ(estimated_cost(lanes), 16384 * (1.45 + 0.75) / 4 + 16384 / 16 * 4);
   leir::Program four = parse(
-      decls + "L^{128}_{c=0}L^{32}_{b=0}V^{4}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*4+a};];");
+      decls +
+      "L^{128}_{c=0}L^{32}_{b=0}V^{4}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*4+a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(four), 16384 * (1.45 + 3) / 4 + 16384 / 4 * 4);
   // A reduction shorter than a vector (an average pooling's 3-tap window) runs no faster in
   // lanes: priced as the scalar chain, the same as the plain loop.
   const std::string window = "input A f64[128,129]\noutput D f64[128]\n";
   leir::Program three_lanes = parse(
-      window + "L^{128}_{c=0}L^{43}_{b=0}V^{3}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*3+a};];");
+      window +
+      "L^{128}_{c=0}L^{43}_{b=0}V^{3}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*3+a};];");
   leir::Program three_serial = parse(
-      window + "L^{128}_{c=0}L^{43}_{b=0}L^{3}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*3+a};];");
+      window +
+      "L^{128}_{c=0}L^{43}_{b=0}L^{3}_{a=0}[D^{f64,g}_{c}=D^{f64,g}_{c}+A^{f64,g}_{c,b*3+a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(three_lanes), 16512 * 4.45);
   EXPECT_DOUBLE_EQ(estimated_cost(three_serial), 16512 * 4.45);
   // A loop of extent 1 inside does not hide the chain: the innermost loop that iterates is 'a'.
@@ -270,23 +287,23 @@ TEST(CostModel, ChargesTheLatencyOfAReductionChainUnlessItRunsInLanes) {
 // 8 accumulators are independent chains, and a lane run is b and a together (128 iterations).
 TEST(CostModel, JammedReductionLanesShareLoadsAndHideTheChain) {
   const std::string decls = "input A f64[64,128]\ninput B f64[4,128]\noutput C f64[64,4]\n";
-  leir::Program jammed = parse(
-      decls + "L^{32}_{d=0}L^{2}_{t=0}L^{4}_{u=0}L^{8}_{b=0}V^{16}_{a=0}[C^{f64,g}_{d*2+t,u}="
-              "C^{f64,g}_{d*2+t,u}+A^{f64,g}_{d*2+t,b*16+a}*B^{f64,g}_{u,b*16+a};];");
+  leir::Program jammed =
+      parse(decls +
+            "L^{32}_{d=0}L^{2}_{t=0}L^{4}_{u=0}L^{8}_{b=0}V^{16}_{a=0}[C^{f64,g}_{d*2+t,u}="
+            "C^{f64,g}_{d*2+t,u}+A^{f64,g}_{d*2+t,b*16+a}*B^{f64,g}_{u,b*16+a};];");
   // Per execution: 1 + C read and written (0.1 each) + A (unit stride, 0.25, its 2 rows each
   // shared by 4 accumulators) + B (0.25, its 4 rows each shared by 2) + the chain,
   // 3 · 4 / (16 lanes · 8 accumulators).
   EXPECT_DOUBLE_EQ(estimated_cost(jammed),
-                   32768 * (1 + 0.2 + 0.25 / 4 + 0.25 / 2 + 3.0 * 4 / 128) / 4 +
-                       32768 / 128 * 4);
+                   32768 * (1 + 0.2 + 0.25 / 4 + 0.25 / 2 + 3.0 * 4 / 128) / 4 + 32768 / 128 * 4);
   // The same nest with the tile outside the b loop: jammed too, but every b iteration is a new
   // lane run (16 iterations), and the accumulators are reloaded each time.
-  leir::Program outside = parse(
-      decls + "L^{32}_{d=0}L^{8}_{b=0}L^{2}_{t=0}L^{4}_{u=0}V^{16}_{a=0}[C^{f64,g}_{d*2+t,u}="
-              "C^{f64,g}_{d*2+t,u}+A^{f64,g}_{d*2+t,b*16+a}*B^{f64,g}_{u,b*16+a};];");
+  leir::Program outside =
+      parse(decls +
+            "L^{32}_{d=0}L^{8}_{b=0}L^{2}_{t=0}L^{4}_{u=0}V^{16}_{a=0}[C^{f64,g}_{d*2+t,u}="
+            "C^{f64,g}_{d*2+t,u}+A^{f64,g}_{d*2+t,b*16+a}*B^{f64,g}_{u,b*16+a};];");
   EXPECT_DOUBLE_EQ(estimated_cost(outside),
-                   32768 * (1 + 0.2 + 0.25 / 4 + 0.25 / 2 + 3.0 * 4 / 128) / 4 +
-                       32768 / 16 * 4);
+                   32768 * (1 + 0.2 + 0.25 / 4 + 0.25 / 2 + 3.0 * 4 / 128) / 4 + 32768 / 16 * 4);
   EXPECT_LT(estimated_cost(jammed), estimated_cost(outside));
 }
 
@@ -307,9 +324,9 @@ TEST(CostModel, AJamThatNeedsMoreVectorRegistersThanThereArePaysForEverySpill) {
   ASSERT_TRUE(jam.has_value());
   EXPECT_EQ(jam->accumulators, 16);
   EXPECT_EQ(jam->spilled, 8);
-  EXPECT_DOUBLE_EQ(estimated_cost(four_by_four),
-                   32768 * (1 + 0.2 + 0.25 / 4 + 0.25 / 4 + 3.0 * 4 / 256 + 1.5 * 8 / 16) / 4 +
-                       32768 / 128 * 4);
+  EXPECT_DOUBLE_EQ(
+      estimated_cost(four_by_four),
+      32768 * (1 + 0.2 + 0.25 / 4 + 0.25 / 4 + 3.0 * 4 / 256 + 1.5 * 8 / 16) / 4 + 32768 / 128 * 4);
   // Without the spills the larger tile would be the cheaper one (more shared loads, more
   // chains); with them the 2 x 4 tile, which spills nothing, is, as measured on a GEMM.
   const leir::Program two_by_four = tile(2);
@@ -328,10 +345,9 @@ TEST(CostModel, WideVectorsJamFourByFourWithEveryLoadInARegister) {
   auto tile = [&](int rows, const std::string& lanes) {
     const std::string r = std::to_string(rows), row = "d*" + r + "+t";
     return parse(decls + "L^{" + std::to_string(64 / rows) + "}_{d=0}L^{" + r +
-                 "}_{t=0}L^{4}_{u=0}L^{" + std::to_string(128 / std::stoi(lanes)) +
-                 "}_{b=0}V^{" + lanes + "}_{a=0}[C^{f64,g}_{" + row + ",u}=C^{f64,g}_{" + row +
-                 ",u}+A^{f64,g}_{" + row + ",b*" + lanes + "+a}*B^{f64,g}_{u,b*" + lanes +
-                 "+a};];");
+                 "}_{t=0}L^{4}_{u=0}L^{" + std::to_string(128 / std::stoi(lanes)) + "}_{b=0}V^{" +
+                 lanes + "}_{a=0}[C^{f64,g}_{" + row + ",u}=C^{f64,g}_{" + row + ",u}+A^{f64,g}_{" +
+                 row + ",b*" + lanes + "+a}*B^{f64,g}_{u,b*" + lanes + "+a};];");
   };
   const leir::Program four_by_four = tile(4, "16");
   // Whether the jam chosen for the wide registers (there must be one) is written explicitly.
@@ -339,8 +355,8 @@ TEST(CostModel, WideVectorsJamFourByFourWithEveryLoadInARegister) {
     const std::optional<codegen::LaneJam> jam =
         codegen::find_lane_jam(q.blocks[0], codegen::kWideJamRegisters);
     EXPECT_TRUE(jam.has_value()) << leir::print_program(q);
-    return jam && codegen::is_explicit_wide_lane_jam(q.blocks[0], *leir::infer_tensor_table(q),
-                                                     *jam);
+    return jam &&
+           codegen::is_explicit_wide_lane_jam(q.blocks[0], *leir::infer_tensor_table(q), *jam);
   };
   const std::optional<codegen::LaneJam> wide = codegen::find_explicit_wide_lane_jam(
       four_by_four.blocks[0], *leir::infer_tensor_table(four_by_four));
@@ -352,16 +368,18 @@ TEST(CostModel, WideVectorsJamFourByFourWithEveryLoadInARegister) {
   EXPECT_LT(estimated_cost(four_by_four, on_wide), estimated_cost(tile(2, "16"), on_wide));
   EXPECT_LT(estimated_cost(four_by_four, on_wide), estimated_cost(four_by_four));
   // A V loop of 4 lanes is not whole 8-double vectors: the omp simd jam, priced as before.
-  const leir::Program partial = parse(
-      decls + "L^{16}_{d=0}L^{4}_{t=0}L^{4}_{u=0}L^{8}_{b=0}L^{4}_{e=0}V^{4}_{a=0}"
-              "[C^{f64,g}_{d*4+t,u}=C^{f64,g}_{d*4+t,u}+A^{f64,g}_{d*4+t,b*16+e*4+a}"
-              "*B^{f64,g}_{u,b*16+e*4+a};];");
+  const leir::Program partial =
+      parse(decls +
+            "L^{16}_{d=0}L^{4}_{t=0}L^{4}_{u=0}L^{8}_{b=0}L^{4}_{e=0}V^{4}_{a=0}"
+            "[C^{f64,g}_{d*4+t,u}=C^{f64,g}_{d*4+t,u}+A^{f64,g}_{d*4+t,b*16+e*4+a}"
+            "*B^{f64,g}_{u,b*16+e*4+a};];");
   EXPECT_FALSE(written_explicitly(partial));
   EXPECT_DOUBLE_EQ(estimated_cost(partial, on_wide), estimated_cost(partial));
   // A max is no sum, and an f32 destination no f64 vector: neither is written explicitly.
-  const leir::Program maximum = parse(
-      decls + "L^{16}_{d=0}L^{4}_{t=0}L^{4}_{u=0}L^{8}_{b=0}V^{16}_{a=0}[C^{f64,g}_{d*4+t,u}="
-              "max(C^{f64,g}_{d*4+t,u},A^{f64,g}_{d*4+t,b*16+a}*B^{f64,g}_{u,b*16+a});];");
+  const leir::Program maximum =
+      parse(decls +
+            "L^{16}_{d=0}L^{4}_{t=0}L^{4}_{u=0}L^{8}_{b=0}V^{16}_{a=0}[C^{f64,g}_{d*4+t,u}="
+            "max(C^{f64,g}_{d*4+t,u},A^{f64,g}_{d*4+t,b*16+a}*B^{f64,g}_{u,b*16+a});];");
   EXPECT_FALSE(written_explicitly(maximum));
   const leir::Program single = parse(
       "input A f32[64,128]\ninput B f32[4,128]\noutput C f32[64,4]\n"
@@ -375,8 +393,9 @@ TEST(CostModel, WideVectorsJamFourByFourWithEveryLoadInARegister) {
 // rows. The same nest with k parallel is not a tile and pays for all of them.
 TEST(CostModel, RowsKeptInRegistersPayNeitherTheirLoadsNorTheirStores) {
   const std::string decls = "input A f64[64,16]\ninput B f64[16,8]\noutput C f64[64,8]\n";
-  const std::string nest = "_{k=0}L^{2}_{t=0}L^{8}_{u=0}[C^{f64,g}_{d*2+t,u}=C^{f64,g}_{d*2+t,u}"
-                           "+A^{f64,g}_{d*2+t,k}*B^{f64,g}_{k,u};];";
+  const std::string nest =
+      "_{k=0}L^{2}_{t=0}L^{8}_{u=0}[C^{f64,g}_{d*2+t,u}=C^{f64,g}_{d*2+t,u}"
+      "+A^{f64,g}_{d*2+t,k}*B^{f64,g}_{k,u};];";
   leir::Program tile = parse(decls + "L^{32}_{d=0}L^{16}" + nest);
   leir::Program plain = parse(decls + "L^{32}_{d=0}P^{16}" + nest);
   // Per execution (8192 of them, 4 lanes): 1 + A (invariant along u: 0.1; each row has its
@@ -403,7 +422,9 @@ TEST(CostPolicy, OffersTheCheapestPredictedProgramsFirstAndOperandSwapsLast) {
   Request r{parse("input A f64[8,64]\noutput C f64[8,64]\n"
                   "B^{8}_{tx=0}L^{64}_{a=0}[D^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}**(3);];"
                   "B^{8}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=(D^{f64,g}_{tx,a}+1)**(3);];"),
-            {}, {}, {}};
+            {},
+            {},
+            {}};
   CostPolicy policy({.threads = 1});
   std::vector<Proposal> ps = policy.propose(r.make(1000));
   ASSERT_EQ(ps.size(), feasible_steps(r.program).size());
@@ -480,7 +501,9 @@ TEST(CostPolicy, RanksASplitThatEnablesReductionLanesFirst) {
   // split's inner loop can then be vectorized, which beats every other single step.
   Request r{parse("input A f64[8,256]\noutput D f64[8]\n"
                   "B^{8}_{tx=0}L^{256}_{c=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+A^{f64,g}_{tx,c};];"),
-            {}, {}, {}};
+            {},
+            {},
+            {}};
   CostPolicy policy({.threads = 1});
   std::vector<Proposal> ps = policy.propose(r.make(3));
   ASSERT_FALSE(ps.empty());
@@ -496,7 +519,9 @@ TEST(CostPolicy, LooksAheadInTheBlockAStepRewritesWhereverItStands) {
                   "B^{8}_{tx=0}L^{256}_{c=0}[E^{f64,g}_{tx,c}=A^{f64,g}_{tx,c}*2;];"
                   "B^{8}_{tx=0}L^{256}_{c=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+E^{f64,g}_{tx,c};];"
                   "B^{8}_{tx=0}[F^{f64,g}_{tx}=D^{f64,g}_{tx}+1;];"),
-            {}, {}, {}};
+            {},
+            {},
+            {}};
   CostPolicy policy({.threads = 1});
   std::vector<Proposal> ps = policy.propose(r.make(1));
   ASSERT_EQ(ps.size(), 1u);
@@ -518,7 +543,9 @@ TEST(CostPolicy, RanksAnInlineThatLetsFactorizationRemoveAPowFirst) {
                   "B^{64}_{tx=0}L^{64}_{a=0}[H^{f64,g}_{tx,a}=(A^{f64,g}_{tx,a}+"
                   "E^{f64,g}_{tx,a}*0.044715)*0.7978845608028654;];"
                   "B^{64}_{tx=0}L^{64}_{a=0}[C^{f64,g}_{tx,a}=1-2/(exp(2*H^{f64,g}_{tx,a})+1);];"),
-            {}, {}, {}};
+            {},
+            {},
+            {}};
   const std::string inline_x3 = "compute_inline(block=0, tensor=E)";
   Result<leir::Program> inlined = apply_step_text(r.program, inline_x3);
   Result<leir::Program> inlined_argument =
@@ -538,8 +565,7 @@ TEST(CostPolicy, RanksAnInlineThatLetsFactorizationRemoveAPowFirst) {
   // Its own program is priced no lower than the other inline's, so the proposal promises the
   // factorization's predicted gain (what keeps it in a beam ranked by measurement); the runner-up
   // foresees nothing.
-  EXPECT_GT(ps.front().promise,
-            estimated_cost(*inlined) / estimated_cost(*factored) * 0.9);
+  EXPECT_GT(ps.front().promise, estimated_cost(*inlined) / estimated_cost(*factored) * 0.9);
   EXPECT_GT(ps.front().promise, 2.0);
   EXPECT_EQ(ps.back().promise, 1.0);
 }
@@ -552,7 +578,9 @@ TEST(CostPolicy, BetweenStepsOfEqualEstimateRanksTheOneWithFewerLoopsFirst) {
   Request r{parse("input A f64[8,64,128]\noutput D f64[8]\n"
                   "B^{8}_{tx=0}L^{64}_{c=0}L^{128}_{d=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+"
                   "A^{f64,g}_{tx,c,d};];"),
-            {}, {}, {}};
+            {},
+            {},
+            {}};
   CostPolicy policy({.threads = 1});
   const std::vector<std::string> ranked = steps_of(policy.propose(r.make(1000)));
   auto at = [&](const std::string& step) {
@@ -575,12 +603,13 @@ TEST(CostPolicy, RanksATileThatLanesTurnIntoARegisterTileFirst) {
                   "A^{f64,g}_{tx,c}*B^{f64,g}_{a,c};];"
                   "B^{64}_{tx=0}L^{64}_{a=0}L^{256}_{c=0}[G^{f64,g}_{tx,a}=G^{f64,g}_{tx,a}+"
                   "C^{f64,g}_{tx,c}*B^{f64,g}_{a,c};];"),
-            {}, {}, {}};
+            {},
+            {},
+            {}};
   CostPolicy policy({.threads = 1});
   std::vector<Proposal> ps = policy.propose(r.make(2));
   ASSERT_EQ(ps.size(), 2u);
-  for (const Proposal& p : ps)
-    EXPECT_EQ(p.step.rfind("loop_tiling(", 0), 0u) << p.step;
+  for (const Proposal& p : ps) EXPECT_EQ(p.step.rfind("loop_tiling(", 0), 0u) << p.step;
 }
 
 TEST(Replay, ReproducesTheProgramOfATrace) {

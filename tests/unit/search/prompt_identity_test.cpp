@@ -48,8 +48,8 @@ TEST_P(PromptIdentity, ExportEvaluationAndSearchSendTheSameMessages) {
   const std::string line =
       dataset::chat_line(dataset::user_prompt(r, 1), dataset::assistant_single(r));
   nlohmann::json exported = nlohmann::json::parse(line);
-  const std::vector<llm::ChatMessage> from_export = {
-      {"system", exported["messages"][0]["content"]}, {"user", exported["messages"][1]["content"]}};
+  const std::vector<llm::ChatMessage> from_export = {{"system", exported["messages"][0]["content"]},
+                                                     {"user", exported["messages"][1]["content"]}};
 
   llm::FakeServer server([](const llm::FakeRequest&) { return llm::FakeReply::text("no"); });
   ASSERT_TRUE(server.start().ok());
@@ -82,8 +82,8 @@ TEST_P(PromptIdentity, ExportEvaluationAndSearchSendTheSameMessages) {
         std::vector<std::string> trace(GetParam(), "dead_code_elimination(block=1)");
         std::vector<std::string> failures;
         std::set<std::string> tried;
-        PolicyRequest request{*program, *program, trace, GetParam(), 1.0, tried, failures, 1,
-                              "beam"};
+        PolicyRequest request{*program, *program, trace, GetParam(), 1.0,
+                              tried,    failures, 1,     "beam"};
         policy.propose(request);
       },
       server);

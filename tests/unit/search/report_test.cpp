@@ -1,10 +1,11 @@
 // The run report: the node the selection kept is the reported best in JSON and Markdown, with
 // its trace; the Markdown table stays one table.
+#include "search/report.h"
+
 #include <gtest/gtest.h>
 
 #include "scripted.h"
 #include "search/algorithms.h"
-#include "search/report.h"
 
 namespace steptp::search {
 namespace {
@@ -91,7 +92,8 @@ TEST(Report, AStepsPromiseIsShownWhereThePolicyMadeOne) {
   EXPECT_DOUBLE_EQ(j["tree"][1]["promise"].get<double>(), 4.0);
   std::string md = report_markdown(**engine, RunInfo{});
   EXPECT_NE(md.find("1. `s1` — 100.0000 ms, 1.00× (the policy promised 4.00× more)\n"),
-            std::string::npos) << md;
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("2. `s11` — 25.0000 ms, 4.00×\n"), std::string::npos) << md;
 }
 
@@ -118,7 +120,8 @@ TEST(Report, AnUnconfirmedProgramLeavesTheInitialProgramAsTheBest) {
 
   std::string md = report_markdown(*engine, info);
   EXPECT_NE(md.find(fmt::format("| node {} re-measured after the search", engine->best())),
-            std::string::npos) << md;
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("the initial program is reported as the best"), std::string::npos) << md;
   EXPECT_EQ(md.find("No verified step beat the initial program."), std::string::npos) << md;
 }

@@ -15,9 +15,10 @@
 namespace steptp::search::testing {
 
 inline leir::Program program_of(int64_t v) {
-  auto p = leir::parse_program(fmt::format(
-      "input A f64[4]\noutput C f64[4]\nB^{{4}}_{{tx=0}}[C^{{f64,g}}_{{tx}}=A^{{f64,g}}_{{tx}}*{};];",
-      v));
+  auto p = leir::parse_program(
+      fmt::format("input A f64[4]\noutput C "
+                  "f64[4]\nB^{{4}}_{{tx=0}}[C^{{f64,g}}_{{tx}}=A^{{f64,g}}_{{tx}}*{};];",
+                  v));
   STEPTP_CHECK(p.ok(), "bad test program");
   return std::move(p).value();
 }
@@ -32,8 +33,7 @@ using Children = std::map<int64_t, std::vector<int64_t>>;
 
 class ScriptedPolicy final : public Policy {
  public:
-  explicit ScriptedPolicy(Children children)
-      : children_(std::move(children)) {}
+  explicit ScriptedPolicy(Children children) : children_(std::move(children)) {}
   // Or a generated tree: key v has children v*10+1 .. v*10+fanout (root 0 → 1..fanout), 15
   // levels deep.
   static ScriptedPolicy generated(int fanout) {
@@ -65,7 +65,7 @@ class ScriptedPolicy final : public Policy {
     }
     return out;
   }
-  std::vector<int64_t> calls;  // the key of every state asked, in order
+  std::vector<int64_t> calls;          // the key of every state asked, in order
   std::map<int64_t, double> promises;  // key → the promise its proposal carries (default 1)
 
  private:
@@ -73,8 +73,8 @@ class ScriptedPolicy final : public Policy {
   int fanout_ = 0;
 };
 
-// Times by key (default: a deterministic function of the key, see measure()); verification failures and
-// compile errors by key.
+// Times by key (default: a deterministic function of the key, see measure()); verification failures
+// and compile errors by key.
 class FakeEvaluator final : public Evaluator {
  public:
   std::map<int64_t, double> times;

@@ -1,9 +1,10 @@
 // After the search: the finalists are measured again and the fastest is kept, then confirmed in
 // fresh rounds against the baseline.
+#include "search/selection.h"
+
 #include <gtest/gtest.h>
 
 #include "scripted.h"
-#include "search/selection.h"
 
 namespace steptp::search {
 namespace {

@@ -85,8 +85,8 @@ void run_coverage(size_t cap, size_t stride) {
           if (report.equivalent()) {
             ++row.verified;
           } else {
-            failures.push_back(workload + " " + site.to_string() + ": " + report.render() +
-                               "\n  " + leir::print_body(out->blocks));
+            failures.push_back(workload + " " + site.to_string() + ": " + report.render() + "\n  " +
+                               leir::print_body(out->blocks));
           }
         }
       } catch (const std::exception& e) {
@@ -97,19 +97,17 @@ void run_coverage(size_t cap, size_t stride) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     }
   }
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "[coverage] " << workloads.size() << " of " << all.size()
-            << " importable workloads, cap " << cap
-            << " sites per (workload, strategy), " << seconds << " s\n";
+            << " importable workloads, cap " << cap << " sites per (workload, strategy), "
+            << seconds << " s\n";
   std::cout << "[coverage] strategy: workloads with sites / applied / verified (seconds)\n";
   for (const Strategy* s : all_strategies()) {
     const Row& r = rows[std::string(s->name())];
     std::cout << "[coverage] " << s->name() << ": " << r.workloads << " / " << r.applied << " / "
               << r.verified << " (" << r.seconds << " s)\n";
   }
-  for (size_t i = 0; i < failures.size() && i < 20; ++i)
-    ADD_FAILURE() << failures[i];
+  for (size_t i = 0; i < failures.size() && i < 20; ++i) ADD_FAILURE() << failures[i];
   EXPECT_TRUE(failures.empty()) << failures.size() << " applied steps did not verify";
 }
 

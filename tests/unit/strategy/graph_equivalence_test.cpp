@@ -19,11 +19,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kGraphStrategies = {
-    "operator_fusion", "operator_fission", "compute_inline",
-    "expression_splitting", "tensor_concat_to_fuse_operators",
-    "tensor_split_to_decouple_operators", "common_subexpression_elimination",
-    "dead_code_elimination", "expression_reorder"};
+const std::vector<std::string> kGraphStrategies = {"operator_fusion",
+                                                   "operator_fission",
+                                                   "compute_inline",
+                                                   "expression_splitting",
+                                                   "tensor_concat_to_fuse_operators",
+                                                   "tensor_split_to_decouple_operators",
+                                                   "common_subexpression_elimination",
+                                                   "dead_code_elimination",
+                                                   "expression_reorder"};
 
 std::vector<std::pair<std::string, leir::Program>> load(const std::string& dir) {
   std::vector<std::pair<std::string, leir::Program>> out;
@@ -83,7 +87,8 @@ TEST(GraphStrategies, EverySiteOnTestProgramsVerifies) {
         ASSERT_TRUE(again.ok() && *again == *next) << file << " " << site.to_string();
         verify::VerifyReport r = verify::verify(p, *next, options);
         EXPECT_TRUE(r.equivalent()) << file << " " << site.to_string() << "\n"
-                                    << leir::print_body(next->blocks) << "\n" << r.render();
+                                    << leir::print_body(next->blocks) << "\n"
+                                    << r.render();
         verified += r.equivalent();
         EXPECT_FALSE(s->explain(p, site).empty());
       }
@@ -111,9 +116,10 @@ TEST(GraphStrategies, TwoStepCompositionsVerify) {
             Outcome<leir::Program> next = find_strategy(second)->apply(mid, sites[k]);
             ASSERT_TRUE(next.ok()) << file << " " << s1.to_string() << " " << sites[k].to_string();
             verify::VerifyReport r = verify::verify(p, *next, options);
-            EXPECT_TRUE(r.equivalent()) << file << " " << s1.to_string() << " -> "
-                                        << sites[k].to_string() << "\n"
-                                        << leir::print_body(next->blocks) << "\n" << r.render();
+            EXPECT_TRUE(r.equivalent())
+                << file << " " << s1.to_string() << " -> " << sites[k].to_string() << "\n"
+                << leir::print_body(next->blocks) << "\n"
+                << r.render();
             ++checked;
           }
         }
@@ -135,7 +141,8 @@ TEST(GraphStrategies, DeadCodeFindsOnlyUnreadIntermediates) {
   Outcome<leir::Program> q = dce->apply(p, sites[0]);
   ASSERT_TRUE(q.ok());
   EXPECT_EQ(leir::print_body(q->blocks),
-            "B^{8}_{tx=0}[F^{f64,g}_{tx}=A^{f64,g}_{tx}*2;];B^{8}_{tx=0}[C^{f64,g}_{tx}=F^{f64,g}_{tx};];");
+            "B^{8}_{tx=0}[F^{f64,g}_{tx}=A^{f64,g}_{tx}*2;];B^{8}_{tx=0}[C^{f64,g}_{tx}=F^{f64,g}_{"
+            "tx};];");
   EXPECT_TRUE(verify::verify(p, *q).equivalent());
 }
 
@@ -149,7 +156,8 @@ TEST(GraphStrategies, FusionThenFissionRoundTrips) {
   Outcome<leir::Program> fused = fusion->apply(p, *parse_site("operator_fusion(block=0)"));
   ASSERT_TRUE(fused.ok());
   ASSERT_EQ(fused->blocks.size(), 1u);
-  Outcome<leir::Program> back = fission->apply(*fused, *parse_site("operator_fission(block=0, at=1)"));
+  Outcome<leir::Program> back =
+      fission->apply(*fused, *parse_site("operator_fission(block=0, at=1)"));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(*back, p);
 }
@@ -162,12 +170,14 @@ TEST(GraphStrategies, ConcatProducesStackedTensorsThatSplitApart) {
       "B^{4}_{tx=0}L^{8}_{a=0}[E^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a})*2;];"
       "B^{4}_{tx=0}L^{8}_{a=0}[F^{f64,g}_{tx,a}=exp(D^{f64,g}_{tx,a})*2;];\n");
   Outcome<leir::Program> cat =
-      find_strategy("tensor_concat_to_fuse_operators")->apply(p, *parse_site("tensor_concat_to_fuse_operators(block=0)"));
+      find_strategy("tensor_concat_to_fuse_operators")
+          ->apply(p, *parse_site("tensor_concat_to_fuse_operators(block=0)"));
   ASSERT_TRUE(cat.ok());
   ASSERT_EQ(cat->blocks.size(), 3u);
   EXPECT_TRUE(verify::verify(p, *cat).equivalent());
-  Outcome<leir::Program> split = find_strategy("tensor_split_to_decouple_operators")
-                                     ->apply(*cat, *parse_site("tensor_split_to_decouple_operators(block=1, axis=c, at=1)"));
+  Outcome<leir::Program> split =
+      find_strategy("tensor_split_to_decouple_operators")
+          ->apply(*cat, *parse_site("tensor_split_to_decouple_operators(block=1, axis=c, at=1)"));
   ASSERT_TRUE(split.ok()) << split.infeasible().render();
   EXPECT_EQ(split->blocks.size(), 4u);
   EXPECT_TRUE(verify::verify(p, *split).equivalent());

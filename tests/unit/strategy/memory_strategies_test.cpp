@@ -61,8 +61,8 @@ TEST(MemoryStrategies, AreRegisteredInReferenceOrder) {
   for (const Strategy* s : all_strategies())
     for (const char* n : kMemoryStrategies)
       if (s->name() == n) seen.push_back(n);
-  EXPECT_EQ(seen, std::vector<std::string>(std::begin(kMemoryStrategies),
-                                           std::end(kMemoryStrategies)));
+  EXPECT_EQ(seen,
+            std::vector<std::string>(std::begin(kMemoryStrategies), std::end(kMemoryStrategies)));
   for (const char* n : kMemoryStrategies)
     EXPECT_EQ(find_strategy(n)->category(), Category::kMemory) << n;
 }
@@ -102,8 +102,8 @@ TEST(MemoryStrategies, EverySiteOnEveryTestProgramVerifies) {
         ++c.feasible;
         ASSERT_TRUE(applied.ok()) << file << " " << site.to_string() << ": "
                                   << applied.infeasible().render();
-        const std::string where = file + " " + site.to_string() + "\n" +
-                                  leir::print_body(applied->blocks);
+        const std::string where =
+            file + " " + site.to_string() + "\n" + leir::print_body(applied->blocks);
         Result<void> wf = leir::check_well_formed(*applied);
         ASSERT_TRUE(wf.ok()) << where << "\n" << wf.error().render();
         Result<leir::Program> reparsed = leir::parse_program(leir::print_program(*applied));
@@ -119,8 +119,8 @@ TEST(MemoryStrategies, EverySiteOnEveryTestProgramVerifies) {
   std::cout << "[memory] strategy: programs with sites / sites / feasible / verified\n";
   for (const char* n : kMemoryStrategies) {
     const Count& c = counts[n];
-    std::cout << "[memory] " << n << ": " << c.programs << " / " << c.sites << " / "
-              << c.feasible << " / " << c.verified << "\n";
+    std::cout << "[memory] " << n << ": " << c.programs << " / " << c.sites << " / " << c.feasible
+              << " / " << c.verified << "\n";
     EXPECT_GE(c.verified, 5) << n << " applies to almost none of the test programs";
   }
 }
@@ -139,9 +139,9 @@ int64_t eval_at(const leir::ExprRef& e, const std::map<std::string, int64_t>& po
 
 // Applies the map to every point of the box and checks that it lands inside the mapped shape,
 // hits every element exactly once, and agrees with `expected` (the hand-written formula).
-void expect_bijection(const memory::LayoutMap& m,
-                      const std::function<std::vector<int64_t>(const std::vector<int64_t>&)>&
-                          expected) {
+void expect_bijection(
+    const memory::LayoutMap& m,
+    const std::function<std::vector<int64_t>(const std::vector<int64_t>&)>& expected) {
   const std::vector<std::string> vars = {"a", "c", "d"};
   std::vector<leir::ExprRef> idx;
   for (size_t i = 0; i < m.dims.size(); ++i) idx.push_back(leir::Expr::index_var(vars[i]));
@@ -266,9 +266,11 @@ TEST(MemoryStrategies, DeclaredTensorsNeverLeaveGlobalMemory) {
 TEST(MemoryStrategies, CacheWriteOfAnOutputCopiesBackToGlobal) {
   leir::Program p = parse(kGemmBiasRelu);
   const Strategy* s = find_strategy("cache_read_write");
-  Outcome<leir::Program> out =
-      s->apply(p, Site("cache_read_write").set_block(BlockPath{2, {}}).set("tensor", "G")
-                      .set("mode", "write").set("scope", "l"));
+  Outcome<leir::Program> out = s->apply(p, Site("cache_read_write")
+                                               .set_block(BlockPath{2, {}})
+                                               .set("tensor", "G")
+                                               .set("mode", "write")
+                                               .set("scope", "l"));
   ASSERT_TRUE(out.ok()) << out.infeasible().render();
   ASSERT_EQ(out->blocks.size(), 4u);
   EXPECT_EQ(leir::print(out->blocks[3]),
@@ -281,9 +283,14 @@ TEST(MemoryStrategies, ForeignAndMalformedSitesAreInfeasible) {
     const Strategy* s = find_strategy(n);
     EXPECT_FALSE(s->check(p, Site("loop_split").set_block(BlockPath{0, {}})).ok()) << n;
     EXPECT_FALSE(s->check(p, Site(n)).ok()) << n;
-    EXPECT_FALSE(s->check(p, Site(n).set_block(BlockPath{9, {}}).set("tensor", "A")
-                                 .set("mode", "read").set("scope", "s").set("index", "0")
-                                 .set("layout", "flatten")).ok())
+    EXPECT_FALSE(s->check(p, Site(n)
+                                 .set_block(BlockPath{9, {}})
+                                 .set("tensor", "A")
+                                 .set("mode", "read")
+                                 .set("scope", "s")
+                                 .set("index", "0")
+                                 .set("layout", "flatten"))
+                     .ok())
         << n;
   }
 }

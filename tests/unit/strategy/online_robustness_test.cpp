@@ -18,12 +18,14 @@ const char* kSoftmax =
     "input A f64[4,6]\noutput C f64[4,6]\n"
     "B^{4}_{tx=0}L^{6}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];"
     "B^{4}_{tx=0}L^{6}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];"
-    "B^{4}_{tx=0}L^{6}_{a=0}[C^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx})/E^{f64,g}_{tx};];";
+    "B^{4}_{tx=0}L^{6}_{a=0}[C^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx})/"
+    "E^{f64,g}_{tx};];";
 const char* kLogSoftmax =
     "input A f64[4,6]\noutput C f64[4,6]\n"
     "B^{4}_{tx=0}L^{6}_{a=0}[D^{f64,g}_{tx}=max(D^{f64,g}_{tx},A^{f64,g}_{tx,a});];"
     "B^{4}_{tx=0}L^{6}_{a=0}[E^{f64,g}_{tx}=E^{f64,g}_{tx}+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx});];"
-    "B^{4}_{tx=0}L^{6}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}-D^{f64,g}_{tx}-log(E^{f64,g}_{tx});];";
+    "B^{4}_{tx=0}L^{6}_{a=0}[C^{f64,g}_{tx,a}=A^{f64,g}_{tx,a}-D^{f64,g}_{tx}-log(E^{f64,g}_{tx});]"
+    ";";
 const char* kLogSumExp =
     "input A f64[3,8]\noutput C f64[3,1]\n"
     "B^{3}_{tx=0}L^{8}_{a=0}[J^{f64,g}_{tx}=max(J^{f64,g}_{tx},A^{f64,g}_{tx,a});];"
@@ -37,10 +39,12 @@ const char* kAttention =
     "Q^{f64,g}_{tx,a,d}*K^{f64,g}_{tx,c,d};];"
     "B^{2}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}[W^{f64,g}_{tx,a,c}=if_then_else(M^{bool,g}_{a,c}!=0,"
     "(-inf),S^{f64,g}_{tx,a,c}*0.5);];"
-    "B^{2}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}[D^{f64,g}_{tx,a}=max(D^{f64,g}_{tx,a},W^{f64,g}_{tx,a,c});];"
+    "B^{2}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}[D^{f64,g}_{tx,a}=max(D^{f64,g}_{tx,a},W^{f64,g}_{tx,a,c});]"
+    ";"
     "B^{2}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}[E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}+exp(W^{f64,g}_{tx,a,c}-"
     "D^{f64,g}_{tx,a});];"
-    "B^{2}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}[F^{f64,g}_{tx,a,c}=exp(W^{f64,g}_{tx,a,c}-D^{f64,g}_{tx,a})/"
+    "B^{2}_{tx=0}L^{4}_{a=0}L^{5}_{c=0}[F^{f64,g}_{tx,a,c}=exp(W^{f64,g}_{tx,a,c}-D^{f64,g}_{tx,a})"
+    "/"
     "E^{f64,g}_{tx,a};];"
     "B^{2}_{tx=0}L^{4}_{a=0}L^{6}_{c=0}L^{5}_{d=0}[O^{f64,g}_{tx,a,c}=O^{f64,g}_{tx,a,c}+"
     "F^{f64,g}_{tx,a,d}*V^{f64,g}_{tx,d,c};];";
@@ -71,7 +75,8 @@ void expect_equivalent(const leir::Program& original, const leir::Program& candi
     o.input_scale = scale;
     verify::VerifyReport r = verify::verify(original, candidate, o);
     EXPECT_TRUE(r.equivalent()) << "scale " << scale << ":\n"
-                                << r.render() << "\n" << leir::print_body(candidate.blocks);
+                                << r.render() << "\n"
+                                << leir::print_body(candidate.blocks);
   }
 }
 
@@ -90,7 +95,8 @@ TEST(OnlineRobustness, MaskedAttentionAtLargeScales) {
   // The scores may be -inf, so the running sum is guarded.
   EXPECT_NE(leir::print_body(online.blocks).find("==-inf"), std::string::npos);
   expect_equivalent(p, apply_first(p, "flashattention_wo_tiling"));
-  expect_equivalent(p, apply_first(online, "normal_matmul_to_prefix_matmul_based_on_online_softmax"));
+  expect_equivalent(p,
+                    apply_first(online, "normal_matmul_to_prefix_matmul_based_on_online_softmax"));
 }
 
 TEST(OnlineRobustness, FullyMaskedRowStaysNaNLikeTheOriginal) {
@@ -108,8 +114,8 @@ TEST(OnlineRobustness, FlashAttentionOfOnlineSoftmaxIsThePrefixMatmul) {
   // (different fresh names aside): both have one nested block and a copy-out division.
   leir::Program p = parse(kAttention);
   leir::Program flash = apply_first(p, "flashattention_wo_tiling");
-  leir::Program prefix =
-      apply_first(apply_first(p, "online_softmax"), "normal_matmul_to_prefix_matmul_based_on_online_softmax");
+  leir::Program prefix = apply_first(apply_first(p, "online_softmax"),
+                                     "normal_matmul_to_prefix_matmul_based_on_online_softmax");
   EXPECT_EQ(flash.blocks.size(), prefix.blocks.size());
   EXPECT_EQ(flash.blocks.size(), p.blocks.size() - 2);
 }

@@ -62,15 +62,16 @@ void run_chains(int chains_per_program, int max_depth, uint64_t seed, Stats& sta
         auto& [strategy, site] = steps[rng() % steps.size()];
         trace += " -> " + site.to_string();
         Outcome<leir::Program> next = strategy->apply(current, site);
-        ASSERT_TRUE(next.ok()) << name << trace << ": check passed but apply failed: "
-                               << next.infeasible().render();
+        ASSERT_TRUE(next.ok()) << name << trace
+                               << ": check passed but apply failed: " << next.infeasible().render();
         Result<void> wf = leir::check_well_formed(*next);
         ASSERT_TRUE(wf.ok()) << name << trace << ": " << wf.error().render();
         Result<leir::Program> reparsed = leir::parse_program(leir::print_program(*next));
         ASSERT_TRUE(reparsed.ok() && *reparsed == *next) << name << trace << ": no round trip";
         verify::VerifyReport report = verify::verify(original, *next, options);
-        ASSERT_TRUE(report.equivalent())
-            << name << trace << "\n" << leir::print_body(next->blocks) << "\n" << report.render();
+        ASSERT_TRUE(report.equivalent()) << name << trace << "\n"
+                                         << leir::print_body(next->blocks) << "\n"
+                                         << report.render();
         current = std::move(next).value();
         ++stats.steps;
       }
@@ -83,8 +84,7 @@ TEST(StrategyProperty, RandomChainsStayEquivalent) {
   Stats stats;
   auto start = std::chrono::steady_clock::now();
   run_chains(/*chains_per_program=*/10, /*max_depth=*/4, /*seed=*/20240601, stats);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   RecordProperty("chains", stats.chains);
   RecordProperty("steps", stats.steps);
   std::cout << "[property] " << stats.chains << " chains, " << stats.steps << " verified steps in "
@@ -95,8 +95,7 @@ TEST(StrategyProperty, DISABLED_ManyRandomChainsStayEquivalent) {
   Stats stats;
   auto start = std::chrono::steady_clock::now();
   run_chains(/*chains_per_program=*/400, /*max_depth=*/4, /*seed=*/7, stats);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "[property] " << stats.chains << " chains, " << stats.steps << " verified steps in "
             << seconds << " s\n";
 }

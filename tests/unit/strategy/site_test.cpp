@@ -44,10 +44,10 @@ TEST(Site, NestedBlockPath) {
 }
 
 TEST(Site, RejectsMalformedText) {
-  for (const char* bad : {"", "loop_tiling", "loop_tiling(", "loop_tiling(block)",
-                          "loop_tiling(block=)", "loop_tiling(block=1,)", "loop_tiling(block=1",
-                          "loop_tiling(block=1) x", "loop_tiling(block=1, block=2)",
-                          "Loop(block=1)", "loop_tiling(block=1;loop=a)"}) {
+  for (const char* bad :
+       {"", "loop_tiling", "loop_tiling(", "loop_tiling(block)", "loop_tiling(block=)",
+        "loop_tiling(block=1,)", "loop_tiling(block=1", "loop_tiling(block=1) x",
+        "loop_tiling(block=1, block=2)", "Loop(block=1)", "loop_tiling(block=1;loop=a)"}) {
     Result<Site> s = parse_site(bad);
     EXPECT_FALSE(s.ok()) << "accepted: " << bad;
     if (!s.ok()) {
@@ -84,9 +84,9 @@ TEST(Registry, ReferenceOrderAndUniqueNames) {
     EXPECT_FALSE(s->summary().empty());
   }
   EXPECT_EQ(find_strategy("no_such_strategy"), nullptr);
-  for (const char* n : {"loop_reorder", "loop_tiling", "loop_split", "loop_fusion",
-                        "loop_unrolling", "loop_parallelization", "loop_vectorization",
-                        "loop_binding", "reduction_factorization"}) {
+  for (const char* n :
+       {"loop_reorder", "loop_tiling", "loop_split", "loop_fusion", "loop_unrolling",
+        "loop_parallelization", "loop_vectorization", "loop_binding", "reduction_factorization"}) {
     const Strategy* s = find_strategy(n);
     ASSERT_NE(s, nullptr) << n;
     EXPECT_EQ(s->category(), Category::kOperator);

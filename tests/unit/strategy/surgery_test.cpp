@@ -1,9 +1,10 @@
 // Surgery helpers: fresh names never collide, substitution reaches values and subscripts.
+#include "strategy/surgery.h"
+
 #include <gtest/gtest.h>
 
 #include "leir/parser.h"
 #include "leir/printer.h"
-#include "strategy/surgery.h"
 
 namespace steptp::strategy::surgery {
 namespace {
@@ -21,7 +22,7 @@ TEST(NameAllocator, SkipsNamesInUseAndReservedLetters) {
   NameAllocator names(p);
   EXPECT_EQ(names.fresh_loop_var(), "d");  // a, c used; 'b' and 'e' never used
   EXPECT_EQ(names.fresh_loop_var(), "f");
-  EXPECT_EQ(names.fresh_tensor(), "D");    // A, C used; B is a loop-kind letter
+  EXPECT_EQ(names.fresh_tensor(), "D");  // A, C used; B is a loop-kind letter
   EXPECT_EQ(names.fresh_tensor(), "E");
   EXPECT_EQ(names.fresh_binding_var('t', 'y', "a"), "tya");
   EXPECT_EQ(names.fresh_binding_var('t', 'y', "a"), "tyaa");

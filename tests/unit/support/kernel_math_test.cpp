@@ -1,6 +1,8 @@
 // stp_exp and stp_log (support/kernel_math.h), the exp and log that the interpreter and the C
 // kernels share: within one unit in the last place of libm's everywhere, and exact at the edges
 // of their ranges.
+#include "support/kernel_math.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,8 +10,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-
-#include "support/kernel_math.h"
 
 namespace {
 
@@ -48,7 +48,7 @@ TEST(KernelMath, ExpHandlesTheEdgesOfItsRangeLikeLibm) {
   EXPECT_EQ(stp_exp(-708.5), std::exp(-708.5));  // subnormal results, rounded once
   EXPECT_EQ(stp_exp(-730.0), std::exp(-730.0));
   EXPECT_EQ(stp_exp(-745.13), std::numeric_limits<double>::denorm_min());
-  EXPECT_EQ(stp_exp(-745.14), 0.0);              // below half the least subnormal
+  EXPECT_EQ(stp_exp(-745.14), 0.0);  // below half the least subnormal
   EXPECT_EQ(stp_exp(-1e6), 0.0);
   EXPECT_EQ(stp_exp(-inf), 0.0);
   EXPECT_TRUE(std::isnan(stp_exp(std::numeric_limits<double>::quiet_NaN())));
@@ -66,7 +66,7 @@ TEST(KernelMath, LogIsWithinOneUlpOfLibmFromTheLeastSubnormalToTheLargestDouble)
   // Every binade; among the least subnormals the product rounds back to x, hence nextafter.
   for (double x = 4.9e-324; x < 1.7e308; x = std::max(x * 1.0001234, std::nextafter(x, 1.0e308)))
     compare(x);
-  for (double x = 0.5; x < 2.0; x += 3.0517578125e-6) compare(x);      // around 1, densely
+  for (double x = 0.5; x < 2.0; x += 3.0517578125e-6) compare(x);  // around 1, densely
   EXPECT_LE(worst, 1);
   EXPECT_LT(differing, points / 20);
   EXPECT_GT(points, 5000000);
@@ -83,7 +83,8 @@ TEST(KernelMath, LogHandlesZeroNegativesInfinityAndNaNLikeLibm) {
   EXPECT_TRUE(std::isnan(stp_log(std::numeric_limits<double>::quiet_NaN())));
   EXPECT_EQ(stp_log(std::numeric_limits<double>::denorm_min()),
             std::log(std::numeric_limits<double>::denorm_min()));
-  EXPECT_EQ(stp_log(std::numeric_limits<double>::max()), std::log(std::numeric_limits<double>::max()));
+  EXPECT_EQ(stp_log(std::numeric_limits<double>::max()),
+            std::log(std::numeric_limits<double>::max()));
   EXPECT_EQ(stp_log(std::exp(1.0)), 1.0);
 }
 

@@ -57,7 +57,8 @@ std::vector<std::pair<std::string, Program>> load_programs() {
 std::vector<Block> map_statements(const std::vector<Block>& blocks,
                                   const std::function<std::optional<Stmt>(const Stmt&, int)>& fn) {
   int ordinal = 0;
-  std::function<std::optional<Block>(const Block&)> walk = [&](const Block& b) -> std::optional<Block> {
+  std::function<std::optional<Block>(const Block&)> walk =
+      [&](const Block& b) -> std::optional<Block> {
     Block out;
     out.loops = b.loops;
     for (const Item& item : b.body) {
@@ -95,13 +96,21 @@ bool is_literal(const ExprRef& e, double v) {
 
 std::optional<leir::BinaryOp> swapped(leir::BinaryOp op) {
   switch (op) {
-    case leir::BinaryOp::kAdd: return leir::BinaryOp::kSub;
-    case leir::BinaryOp::kSub: return leir::BinaryOp::kAdd;
-    case leir::BinaryOp::kMul: return leir::BinaryOp::kDiv;
-    case leir::BinaryOp::kDiv: return leir::BinaryOp::kMul;
-    case leir::BinaryOp::kAnd: return leir::BinaryOp::kOr;
-    case leir::BinaryOp::kOr: return leir::BinaryOp::kAnd;
-    case leir::BinaryOp::kFloorDiv: case leir::BinaryOp::kMod: case leir::BinaryOp::kPow:
+    case leir::BinaryOp::kAdd:
+      return leir::BinaryOp::kSub;
+    case leir::BinaryOp::kSub:
+      return leir::BinaryOp::kAdd;
+    case leir::BinaryOp::kMul:
+      return leir::BinaryOp::kDiv;
+    case leir::BinaryOp::kDiv:
+      return leir::BinaryOp::kMul;
+    case leir::BinaryOp::kAnd:
+      return leir::BinaryOp::kOr;
+    case leir::BinaryOp::kOr:
+      return leir::BinaryOp::kAnd;
+    case leir::BinaryOp::kFloorDiv:
+    case leir::BinaryOp::kMod:
+    case leir::BinaryOp::kPow:
       return std::nullopt;
   }
   return std::nullopt;
@@ -130,7 +139,8 @@ void add_operator_swaps(const Program& p, std::vector<Mutant>& out) {
     for (const leir::Expr* node : nodes) {
       auto op = swapped(node->binary_op());
       if (!op) continue;
-      bool additive = node->binary_op() == leir::BinaryOp::kAdd || node->binary_op() == leir::BinaryOp::kSub;
+      bool additive =
+          node->binary_op() == leir::BinaryOp::kAdd || node->binary_op() == leir::BinaryOp::kSub;
       if (additive && is_literal(node->rhs(), 0)) continue;   // x±0: an equivalent mutant
       if (!additive && is_literal(node->rhs(), 1)) continue;  // x*1 vs x/1: equivalent
       ExprRef with = leir::Expr::binary(*op, node->lhs(), node->rhs());
@@ -166,9 +176,8 @@ void add_index_shifts(const Program& p, std::vector<Mutant>& out) {
         idx[d] = leir::Expr::binary(leir::BinaryOp::kAdd, idx[d], leir::Expr::integer(1));
         ExprRef shifted = acc->with_children(idx);
         auto repl = [&](const ExprRef& e) {
-          return leir::rewrite(e, [&](const ExprRef& n) -> ExprRef {
-            return n.get() == acc ? shifted : n;
-          });
+          return leir::rewrite(
+              e, [&](const ExprRef& n) -> ExprRef { return n.get() == acc ? shifted : n; });
         };
         Program m = p;
         m.blocks = map_statements(p.blocks, [&](const Stmt& st, int k) -> std::optional<Stmt> {
@@ -203,9 +212,9 @@ void add_extent_swaps(const Program& p, std::vector<Mutant>& out) {
       if (loops[i].extent == loops[i + 1].extent) continue;  // swapping equal extents is a no-op
       Program m = p;
       std::swap(m.blocks[b].loops[i].extent, m.blocks[b].loops[i + 1].extent);
-      out.push_back({"extents_swapped",
-                     "block " + std::to_string(b) + ": " + loops[i].var + " <-> " + loops[i + 1].var,
-                     m});
+      out.push_back(
+          {"extents_swapped",
+           "block " + std::to_string(b) + ": " + loops[i].var + " <-> " + loops[i + 1].var, m});
     }
   }
 }
@@ -223,7 +232,8 @@ void add_wrong_identities(const Program& p, std::vector<Mutant>& out) {
     const ExprRef& r = st.rhs;
     std::optional<double> wrong;
     if (r->kind() == ExprKind::kBinary && leir::equal(r->lhs(), st.lhs)) {
-      if (r->binary_op() == leir::BinaryOp::kAdd || r->binary_op() == leir::BinaryOp::kSub) wrong = 1;
+      if (r->binary_op() == leir::BinaryOp::kAdd || r->binary_op() == leir::BinaryOp::kSub)
+        wrong = 1;
       if (r->binary_op() == leir::BinaryOp::kMul) wrong = 2;
     } else if (r->kind() == ExprKind::kCall && leir::equal(r->args()[0], st.lhs)) {
       if (r->function() == leir::Function::kMax) wrong = 1e9;
@@ -231,12 +241,14 @@ void add_wrong_identities(const Program& p, std::vector<Mutant>& out) {
     }
     if (!wrong) return;
     Block init;
-    for (const leir::Loop* l : ctx.loops) init.loops.push_back({leir::LoopKind::kSerial, l->extent, l->var});
+    for (const leir::Loop* l : ctx.loops)
+      init.loops.push_back({leir::LoopKind::kSerial, l->extent, l->var});
     init.body.push_back(Item::of(Stmt{st.lhs, leir::Expr::number(*wrong)}));
     Program m = p;
     m.blocks.insert(m.blocks.begin() + static_cast<long>(ctx.top_block), init);
-    out.push_back({"wrong_identity", "statement " + std::to_string(ordinal) + " starts from " +
-                                         leir::print(leir::Expr::number(*wrong)),
+    out.push_back({"wrong_identity",
+                   "statement " + std::to_string(ordinal) + " starts from " +
+                       leir::print(leir::Expr::number(*wrong)),
                    m});
   });
 }
@@ -253,7 +265,8 @@ void add_wrong_dtypes(const Program& p, std::vector<Mutant>& out) {
       if (n->kind() != ExprKind::kAccess || n->name() != t.name) return n;
       return leir::Expr::access(n->name(), to, n->scope(), n->indices());
     });
-    out.push_back({"wrong_dtype", "intermediate " + t.name + " → " + std::string(leir::dtype_name(to)), m});
+    out.push_back(
+        {"wrong_dtype", "intermediate " + t.name + " → " + std::string(leir::dtype_name(to)), m});
     any = true;
   }
   if (!any) {
@@ -330,7 +343,8 @@ TEST(VerifierMutation, KillsEveryMutantWithTheRightCategory) {
     add_wrong_identities(p, mutants);
     add_wrong_dtypes(p, mutants);
     Verifier verifier(p, VerifyOptions{});
-    ASSERT_FALSE(verifier.original_failure()) << name << ": " << verifier.original_failure()->render();
+    ASSERT_FALSE(verifier.original_failure())
+        << name << ": " << verifier.original_failure()->render();
     for (const Mutant& m : mutants) {
       VerifyReport r = verifier.check(m.program);
       if (is_known_equivalent(name, m.description)) {
@@ -352,9 +366,9 @@ TEST(VerifierMutation, KillsEveryMutantWithTheRightCategory) {
                       << r.render();
     }
   }
-  std::cout << "[ mutation ] kill rate " << killed << "/" << total << " non-equivalent mutants over "
-            << programs.size() << " programs (" << known_equivalent
-            << " known-equivalent mutants accepted)\n";
+  std::cout << "[ mutation ] kill rate " << killed << "/" << total
+            << " non-equivalent mutants over " << programs.size() << " programs ("
+            << known_equivalent << " known-equivalent mutants accepted)\n";
   for (const auto& [kind, kt] : per_kind)
     std::cout << "[ mutation ]   " << kind << ": " << kt.first << "/" << kt.second << "\n";
   EXPECT_EQ(killed, total);
