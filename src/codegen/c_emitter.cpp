@@ -546,7 +546,9 @@ class CEmitter {
     w_.open(fmt::format("for (int64_t {0} = 0; {0} < {1}; {0} += {2}) {{", c_var_name(lanes.var),
                         lanes.extent, kWideJamLanes));
     std::vector<std::string> loaded;
-    for (const auto& [j, k] : first_use) {
+    for (const auto& use : first_use) {
+      const auto j = use.first;  // not a binding: the lambda below captures them
+      const auto k = use.second;
       const std::string& name = load_of[static_cast<size_t>(j)][k];
       w_.line(fmt::format("{} {};", type, name));
       in_iteration(j, [&] {

@@ -149,7 +149,9 @@ Result<Value> simple_reduce(Lowering& L, const GraphNode& n, const std::string& 
   auto ra = reduce_args(L, n);
   if (!ra.ok()) return ra.error();
   const ValueType& ty = first_type(n);
-  const auto& [x, red, keepdim] = *ra;
+  const Tensor& x = ra->x;  // named references, not a binding: the lambdas capture them
+  const std::vector<int>& red = ra->red;
+  const bool keepdim = ra->keepdim;
   std::string xs;
   auto term = [&](const std::vector<std::string>& idx) { return Lowering::access(x, idx); };
   Tensor out;
@@ -212,7 +214,9 @@ Handler arg_reduce(const char* which) {
   return [w](Lowering& L, const GraphNode& n) -> Result<Value> {
     auto ra = reduce_args(L, n);
     if (!ra.ok()) return ra.error();
-    const auto& [x, red, keepdim] = *ra;
+    const Tensor& x = ra->x;  // named references, not a binding: the lambdas capture them
+    const std::vector<int>& red = ra->red;
+    const bool keepdim = ra->keepdim;
     if (red.size() != 1 || !L.has_arg(n, 1, "dim"))
       return L.error_unsupported("argmax/argmin needs one explicit dim");
     return first_extreme_index(L, x, red, keepdim, w, n.type.dtype, n.type.shape);
@@ -222,7 +226,9 @@ Handler arg_reduce(const char* which) {
 Result<Value> lower_logsumexp(Lowering& L, const GraphNode& n) {
   auto ra = reduce_args(L, n);
   if (!ra.ok()) return ra.error();
-  const auto& [x, red, keepdim] = *ra;
+  const Tensor& x = ra->x;  // named references, not a binding: the lambdas capture them
+  const std::vector<int>& red = ra->red;
+  const bool keepdim = ra->keepdim;
   Tensor m = accumulate(L, x, red, "max",
                         [&](const std::vector<std::string>& i) { return Lowering::access(x, i); });
   Tensor s = accumulate(L, x, red, "+", [&](const std::vector<std::string>& i) {

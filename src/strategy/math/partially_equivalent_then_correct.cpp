@@ -497,8 +497,9 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
       for (const auto& [v, c] : a->terms)
         if (v != idx[k]->name() && c != 0) return false;
     }
-    for (const auto& [v, lo] : shift)
-      if (std::none_of(idx.begin(), idx.end(), [&](const ExprRef& i) { return i->name() == v; }))
+    for (const auto& shifted : shift)
+      if (std::none_of(idx.begin(), idx.end(),
+                       [&](const ExprRef& i) { return i->name() == shifted.first; }))
         return false;
     m.pad_stmt = st;
     m.guard = r->args()[0];

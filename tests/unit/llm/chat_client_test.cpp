@@ -86,7 +86,7 @@ TEST(ChatClient, SendsModelMessagesAndSamplingParameters) {
 TEST(ChatClient, BaseUrlWithoutV1AndFullPathBothReachTheEndpoint) {
   auto server = FakeServer::scripted({FakeReply::text("x"), FakeReply::text("y")});
   ASSERT_TRUE(server->start().ok());
-  for (std::string url :
+  for (const std::string& url :
        {fmt::format("http://127.0.0.1:{}", server->port()),
         fmt::format("http://127.0.0.1:{}/v1/chat/completions/", server->port())}) {
     ClientOptions o = fast_options(*server);

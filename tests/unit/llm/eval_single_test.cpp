@@ -101,7 +101,7 @@ TEST(EvalQuestions, RejectsBadRecordsNamingTheLine) {
   const std::string ok_messages = R"("messages":[{"role":"user","content":"q"}])";
   const std::string prog =
       R"("original_program":"input A f64[2]\noutput C f64[2]\nB^{2}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx};];")";
-  for (std::string bad : {
+  for (const std::string& bad : {
            std::string("not json"),
            "{" + prog + "}",         // no messages
            "{" + ok_messages + "}",  // a prompt that is not steptp's, and no original_program

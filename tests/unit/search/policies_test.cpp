@@ -452,7 +452,7 @@ TEST(CostPolicy, PutsAnIdeaThatMeasuredNoFasterAfterTheOthers) {
   CostPolicy policy({.threads = 1});
   const std::vector<std::string> ranked = steps_of(policy.propose(r.make(1000)));
   ASSERT_GE(ranked.size(), 4u);
-  const std::string misjudged = ranked.front();
+  const std::string& misjudged = ranked.front();
   const std::string idea = misjudged.substr(0, misjudged.find(',')) + ",";  // "name(block=i,"
   ASSERT_NE(idea.find("block="), std::string::npos) << misjudged;
   auto same_idea = [&](const std::string& step) { return step.rfind(idea, 0) == 0; };
