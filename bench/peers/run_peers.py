@@ -17,8 +17,12 @@ used (`--shapes auto`: default shapes unless over the work limit, then small), f
 rows are appended to --out (JSONL), each with its commit, the machine's load and the failure
 reason of any peer that failed. Rows already in --out are skipped (resume), except those
 named by --only: they are run again and their new row replaces the old one.
+--steptp-only re-measures only steptp's columns (naive C and the search's best) of the rows
+already in --out and keeps the peers' columns: the peers do not depend on steptp's code, and
+MetaSchedule's tuning is most of a row's time. Such a row records steptp's commit and load
+apart (steptp_commit, steptp_load_start, steptp_load_end) beside the peers' ones.
 Usage: bench/peers/run_peers.py [--count 64] [--seed 2026] [--shard 0/1] [--trials 64]
-         [--out bench/peers/results/peers_cpu.jsonl] [--only NAME,NAME]
+         [--out bench/peers/results/peers_cpu.jsonl] [--only NAME,NAME] [--steptp-only]
 """
 import argparse
 import json
@@ -116,6 +120,31 @@ def write_row(path, row):
     os.replace(tmp, path)
 
 
+def remeasure_steptp(row, w, commit):
+    """row with its naive and steptp columns measured again by this commit (--steptp-only)."""
+    row = dict(row)
+    row["steptp_commit"] = commit
+    row["steptp_load_start"] = os.getloadavg()[0]
+    for key in ("naive_ms", "steptp_ms", "steptp_trace"):
+        row.pop(key, None)
+    for peer in ("steptp", "naive"):
+        row["failures"].pop(peer, None)
+    with tempfile.TemporaryDirectory() as work:
+        t0 = time.time()
+        s, err = steptp_row(w, os.path.join(work, "steptp"))
+        row["steptp_search_s"] = round(time.time() - t0, 1)
+    if err:
+        row["failures"]["steptp"] = err
+        row["failures"]["naive"] = "no baseline without the search's run"
+    else:
+        if ("small shapes" in s["source"]) != (row["shapes_class"] == "small"):
+            row["failures"]["steptp"] = "the search chose other shapes than the peers were run at"
+        else:
+            row.update(s)
+    row["steptp_load_end"] = os.getloadavg()[0]
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=64)
@@ -123,6 +152,7 @@ def main():
     ap.add_argument("--shard", default="0/1")
     ap.add_argument("--trials", type=int, default=64)
     ap.add_argument("--only", default="")
+    ap.add_argument("--steptp-only", action="store_true")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "peers", "results",
                                                   "peers_cpu.jsonl"))
     args = ap.parse_args()
@@ -137,6 +167,19 @@ def main():
                             capture_output=True, text=True).stdout.strip()
     only = set(filter(None, args.only.split(",")))
     workloads = sample(args.seed, args.count)
+    if args.steptp_only:
+        rows = {}
+        if os.path.exists(args.out):
+            rows = {r["workload"]: r for r in map(json.loads, filter(str.strip, open(args.out)))}
+        for index, w in enumerate(workloads):
+            if w["name"] not in rows or index % n != k or (only and w["name"] not in only):
+                continue
+            row = remeasure_steptp(rows[w["name"]], w, commit)
+            write_row(args.out, row)
+            print(f"{w['name']}: naive={row.get('naive_ms', 'FAIL')} "
+                  f"steptp={row.get('steptp_ms', 'FAIL')} "
+                  f"metaschedule={row.get('metaschedule_ms', 'FAIL')}", flush=True)
+        return
     for index, w in enumerate(workloads):
         if only:
             if w["name"] not in only:

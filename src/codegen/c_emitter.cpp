@@ -40,6 +40,12 @@ class Writer {
     --indent_;
     line(s);
   }
+  // Closes a scope and opens the next at the same depth: `} else {`.
+  void reopen(const std::string& s) {
+    --indent_;
+    line(s);
+    ++indent_;
+  }
   std::string take() { return std::move(out_); }
 
  private:
@@ -197,11 +203,12 @@ class CEmitter {
         "#pragma omp declare reduction(stp_minr : float : omp_out = (float)stp_min(omp_out, "
         "omp_in)) initializer(omp_priv = HUGE_VALF)");
     w_.line("#endif");
+    w_.line("static int stp_nthreads = 0;  /* 0: OpenMP's default */");
     w_.open("void steptp_set_threads(int n) {");
+    w_.line("stp_nthreads = n;");
     w_.line("#ifdef _OPENMP");
     w_.line("omp_set_num_threads(n);");
     w_.line("#endif");
-    w_.line("(void)n;");
     w_.close();
     w_.line(fmt::format("int steptp_num_buffers(void) {{ return {}; }}", table_.tensors.size()));
     std::string prelude_text = w_.take();
@@ -334,6 +341,12 @@ class CEmitter {
   // around `b` are passed by value under their own names, so the body's text is unchanged.
   void emit_region(const leir::Block& b, bool inside_parallel, bool inside_serial, bool top_header,
                    const std::optional<LaneJam>& jam = std::nullopt) {
+    w_.line(define_region(b, inside_parallel, inside_serial, top_header, jam));
+  }
+
+  // emit_region's function, defined; returns the text of its call.
+  std::string define_region(const leir::Block& b, bool inside_parallel, bool inside_serial,
+                            bool top_header, const std::optional<LaneJam>& jam) {
     std::vector<std::string> params;
     std::vector<std::string> args;
     for (const leir::TensorInfo& t : table_.tensors) {
@@ -368,7 +381,7 @@ class CEmitter {
     w_.close();
     regions_ += w_.take();
     w_ = std::move(caller);
-    w_.line(fmt::format("{}({});", name, fmt::join(args, ", ")));
+    return fmt::format("{}({});", name, fmt::join(args, ", "));
   }
 
   static std::string flag_name(const std::string& tensor) { return "w" + c_tensor_name(tensor); }
@@ -762,28 +775,9 @@ class CEmitter {
           case LoopKind::kBound:
           case LoopKind::kParallel:
             if (!parallel && analysis::is_independent_loop(b, l.var) &&
-                (!serial || executions_from(b, i) >= kMinWorkPerNestedRegion)) {
-              size_t run = 1;
-              while (i + run < header_end &&
-                     (b.loops[i + run].kind == LoopKind::kBound ||
-                      b.loops[i + run].kind == LoopKind::kParallel) &&
-                     analysis::is_independent_loop(b, b.loops[i + run].var))
-                ++run;
-              w_.line(run > 1 ? fmt::format(
-                                    "#pragma omp parallel for collapse({}) schedule(static)", run)
-                              : std::string("#pragma omp parallel for schedule(static)"));
-              for (size_t k = 0; k < run; ++k) {
-                w_.open(for_header(b.loops[i + k]));
-                open_vars_.push_back(c_var_name(b.loops[i + k].var));
-                ++opened;
-              }
-              if (top_header) top_depth_ += run;
-              // The region's body runs in the outlined parallel function: it goes through
-              // a restrict-qualified call of its own (see emit_region).
-              leir::Block rest = b;
-              rest.loops.erase(rest.loops.begin(), rest.loops.begin() + static_cast<long>(i + run));
-              emit_region(rest, true, serial, top_header,
-                          jam ? std::optional<LaneJam>(shifted(*jam, i + run)) : std::nullopt);
+                executions_from(b, i) >=
+                    (serial ? kMinWorkPerNestedRegion : options_.min_parallel_work)) {
+              emit_parallel_loops(b, i, header_end, serial, top_header, jam);
               close_loops(opened, top_header);
               return;
             }
@@ -882,6 +876,46 @@ class CEmitter {
     }
     std::string v = c_var_name(l.var);
     return fmt::format("for (int64_t {0} = {1}; {0} < {2}; ++{0}) {{", v, lo, hi);
+  }
+
+  // Loop `i` of `b` and the independent bound/parallel loops right after it (collapsed) as an
+  // OpenMP parallel loop whose body is a region function (emit_region), behind a branch on the
+  // thread count set by steptp_set_threads: a parallel region costs about 0.3 us even on one
+  // thread (libgomp starts a team), which was most of the time of a small program's kernel, so
+  // one thread runs the same loops without OpenMP.
+  void emit_parallel_loops(const leir::Block& b, size_t i, size_t header_end, bool serial,
+                           bool top_header, const std::optional<LaneJam>& jam) {
+    size_t run = 1;
+    while (i + run < header_end &&
+           (b.loops[i + run].kind == LoopKind::kBound ||
+            b.loops[i + run].kind == LoopKind::kParallel) &&
+           analysis::is_independent_loop(b, b.loops[i + run].var))
+      ++run;
+    std::vector<std::string> headers;
+    for (size_t k = 0; k < run; ++k) {
+      headers.push_back(for_header(b.loops[i + k]));
+      open_vars_.push_back(c_var_name(b.loops[i + k].var));
+    }
+    if (top_header) top_depth_ += run;
+    leir::Block rest = b;
+    rest.loops.erase(rest.loops.begin(), rest.loops.begin() + static_cast<long>(i + run));
+    const std::string call =
+        define_region(rest, true, serial, top_header,
+                      jam ? std::optional<LaneJam>(shifted(*jam, i + run)) : std::nullopt);
+    if (top_header) top_depth_ -= run;
+    for (size_t k = 0; k < run; ++k) open_vars_.pop_back();
+    auto loops_around_call = [&] {
+      for (const std::string& h : headers) w_.open(h);
+      w_.line(call);
+      for (size_t k = 0; k < run; ++k) w_.close();
+    };
+    w_.open("if (stp_nthreads != 1) {");
+    w_.line(run > 1 ? fmt::format("#pragma omp parallel for collapse({}) schedule(static)", run)
+                    : std::string("#pragma omp parallel for schedule(static)"));
+    loops_around_call();
+    w_.reopen("} else {");
+    loops_around_call();
+    w_.close();
   }
 
   // Closes the innermost `n` loops emit_block opened.

@@ -19,6 +19,11 @@
 
 namespace steptp::codegen {
 
+// Statements a top-level block executes per call below which its parallel loop runs without
+// an OpenMP region: the region is opened once per call, and for a few microseconds of work
+// waking a second thread costs about what it saves.
+constexpr int64_t kMinParallelWork = int64_t{1} << 13;
+
 struct CEmitOptions {
   bool openmp = true;  // false: no parallel/simd pragmas at all (a serial baseline)
   // Intermediates of scope s/l used by a single top-level block with at most this many
@@ -30,6 +35,10 @@ struct CEmitOptions {
   // Jam outer loops into one-row stationary tiles so that their rows share input loads
   // (jam_tile_channels); false emits the program's own nests.
   bool jam_tile_channels = true;
+  // A top-level block's parallel loop opens an OpenMP region only when the block executes at
+  // least this many statements per call (c_emitter.cpp says why); tests lower it to exercise
+  // the regions on small programs.
+  int64_t min_parallel_work = kMinParallelWork;
 };
 
 struct CSource {

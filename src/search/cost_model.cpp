@@ -52,6 +52,7 @@
 
 #include "analysis/access.h"
 #include "analysis/dependence.h"
+#include "codegen/c_emitter.h"
 #include "codegen/lowering_facts.h"
 #include "leir/interval.h"
 #include "leir/tensor_table.h"
@@ -106,9 +107,10 @@ const std::vector<int64_t>* shape_of(const leir::Program& p, const std::string& 
 }
 
 // Threads that can work on a top-level block: the leading P/B loops the C backend runs in
-// parallel (independent ones, collapsed), capped by the thread count.
+// parallel (independent ones, collapsed), capped by the thread count; one where the block is
+// too small for the C backend to open a parallel region (codegen::kMinParallelWork).
 double parallel_factor(const leir::Block& b, int threads) {
-  if (threads <= 1) return 1;
+  if (threads <= 1 || codegen::executions_from(b, 0) < codegen::kMinParallelWork) return 1;
   double iterations = 1;
   for (const leir::Loop& l : b.loops) {
     if (l.kind != leir::LoopKind::kParallel && l.kind != leir::LoopKind::kBound) break;

@@ -206,6 +206,14 @@ CSource emitted(const std::string& name, const CEmitOptions& options = {}) {
   return emitted_text(program_named(name).text, name + ".leir", options);
 }
 
+// Options under which every parallel loop of these small programs opens an OpenMP region, as
+// one of a realistic size does (CEmitOptions::min_parallel_work).
+CEmitOptions with_regions() {
+  CEmitOptions o;
+  o.min_parallel_work = 0;
+  return o;
+}
+
 // Options that lower each nest as written: without the channel jam (jam_tile_channels),
 // which would jam the convolution of stationary_vector_tiles over its 4 output channels.
 CEmitOptions as_written() {
@@ -508,7 +516,7 @@ TEST(CEmitter, ElementwiseExpAndLogNestsAreMarkedWideMath) {
       "input A f64[4,40]\noutput C f64[4,40]\n"
       "B^{4}_{tx=0}L^{40}_{a=0}[C^{f64,g}_{tx,a}=if_then_else(A^{f64,g}_{tx,a}>20,"
       "A^{f64,g}_{tx,a},log(1+exp(A^{f64,g}_{tx,a})));];\n";
-  CSource marked = emitted_text(softplus, "softplus.leir");
+  CSource marked = emitted_text(softplus, "softplus.leir", with_regions());
   EXPECT_NE(marked.code.find("#define STP_WIDE_MATH __attribute__((target(\"avx512f,avx512vl,"
                              "avx512dq,avx512bw,prefer-vector-width=512\")))"),
             std::string::npos)
@@ -517,7 +525,7 @@ TEST(CEmitter, ElementwiseExpAndLogNestsAreMarkedWideMath) {
   CSource with_erf = emitted_text(
       "input A f64[4,40]\noutput C f64[4,40]\n"
       "B^{4}_{tx=0}L^{40}_{a=0}[C^{f64,g}_{tx,a}=erf(A^{f64,g}_{tx,a})*exp(A^{f64,g}_{tx,a});];\n",
-      "erf_exp.leir");
+      "erf_exp.leir", with_regions());
   EXPECT_EQ(count(with_erf.code, "STP_WIDE_MATH static void"), 2) << with_erf.code;
   const char* const unmarked[] = {
       // an accumulation
@@ -583,11 +591,44 @@ TEST(CEmitter, HugeAssignedTensorsAreWrittenWithStreamingStores) {
   }
 }
 
+// A parallel loop opens an OpenMP region only where its block does enough work to pay for one,
+// and even then a kernel set to one thread runs the same loops without the region (libgomp's
+// team start was most of a small program's time). Both paths compute what the interpreter does.
+TEST(CEmitter, ParallelRegionsOnlyWhereTheWorkPaysAndNotOnOneThread) {
+  auto relu = [](int64_t rows) {
+    return fmt::format(
+        "input A f64[{0},64]\noutput C f64[{0},64]\n"
+        "B^{{{0}}}_{{tx=0}}L^{{64}}_{{a=0}}[C^{{f64,g}}_{{tx,a}}=max(A^{{f64,g}}_{{tx,a}},0);];\n",
+        rows);
+  };
+  const int64_t small_rows = kMinParallelWork / 64 - 1;
+  const std::string small = emitted_text(relu(small_rows), "small.leir").code;
+  EXPECT_EQ(count(small, "#pragma omp parallel"), 0) << small;
+  const std::string large = emitted_text(relu(kMinParallelWork / 64), "large.leir").code;
+  EXPECT_EQ(count(large, "#pragma omp parallel"), 1) << large;
+  EXPECT_NE(large.find("if (stp_nthreads != 1) {\n    #pragma omp parallel for"), std::string::npos)
+      << large;
+  EXPECT_EQ(count(large, "stp_block0_region1(t_A, t_C, i_tx);"), 2) << large;  // both branches
+
+  Result<leir::Program> p = leir::parse_program(relu(kMinParallelWork / 64), "large.leir");
+  ASSERT_TRUE(p.ok()) << p.error().render();
+  const std::vector<leir::TensorData> inputs = seeded_inputs(*p, 7);
+  Result<std::vector<leir::TensorData>> want = interp::run_program(*p, inputs);
+  ASSERT_TRUE(want.ok()) << want.error().render();
+  for (int threads : {1, 2}) {
+    CEngineOptions o = test_options();
+    o.threads = threads;
+    Result<std::vector<leir::TensorData>> got = run_compiled(*p, inputs, o);
+    ASSERT_TRUE(got.ok()) << got.error().render();
+    EXPECT_EQ(got->front().values, want->front().values) << threads << " thread(s)";
+  }
+}
+
 // Rows shorter than kMergedRowTarget merge with the loops around them while every access walks
 // both loops as one run of memory; a loop variable read as a value, or an access that walks
 // them otherwise, keeps the nest as written.
 TEST(CEmitter, ShortRowsOfContiguousNestsMergeIntoOneLoop) {
-  CSource c = emitted("merged_short_rows");
+  CSource c = emitted("merged_short_rows", with_regions());
   const std::string exp_nest = block_code(c.code, 0);
   EXPECT_EQ(count(exp_nest, "for (int64_t i_a = 0; i_a < 6; ++i_a)"), 1) << exp_nest;
   EXPECT_EQ(count(exp_nest, "for (int64_t i_d = 0; i_d < 35; ++i_d)"), 1) << exp_nest;
@@ -713,7 +754,7 @@ TEST(CEmitter, LoopNestsGetRestrictPointersAndKeepTheirOrder) {
 // subscripts, lives in an array holding one slice, declared (and given its identity) inside the
 // last fixing loop; inside a parallel loop the slice is declared in the loop's own function.
 TEST(CEmitter, IntermediatesFixedByHeaderLoopsLiveInSliceArrays) {
-  CSource c = emitted("fused_row_local_slice");
+  CSource c = emitted("fused_row_local_slice", with_regions());
   std::string row = block_code(c.code, 0);
   EXPECT_NE(row.find("for (int64_t i_c = 0; i_c < 4; ++i_c) {\n      double t_G[4];\n"
                      "      for (int64_t k = 0; k < 4; ++k) t_G[k] = 0.0;"),
@@ -899,7 +940,7 @@ TEST(CEngine, ExpIsTheInterpretersOwnAndLogGoesThroughLibmvecAndTheirLoopsVector
   EXPECT_EQ(d_out[9], std::numeric_limits<double>::infinity());  // log(inf)
   EXPECT_EQ(expected[2].values[5], 709.79);                      // the select's other arm
 
-  Result<CSource> c = emit_c(*p, CEmitOptions{});
+  Result<CSource> c = emit_c(*p, with_regions());
   ASSERT_TRUE(c.ok()) << c.error().render();
   EXPECT_NE(c->code.find("stp_exp(t_A["), std::string::npos) << c->code;
   EXPECT_NE(c->code.find("stp_vlog("), std::string::npos) << c->code;
