@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/dataset_report.h"
+#include "cli/tvm_setup.h"
 #include "dataset/pipeline.h"
 #include "dataset/shard.h"
 
@@ -51,6 +52,7 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
     uint64_t seed = 0;
     bool quiet = false;
     bool small_only = false;
+    std::string verify_engine = "interpreter";
     std::string shard;
     DatasetReportFlags report;
   };
@@ -87,6 +89,12 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
       ->capture_default_str();
   cmd->add_option("--verify-seeds", o.generate.verify_seeds, "Input seeds per verification")
       ->capture_default_str();
+  cmd->add_option(
+         "--verify-engine", flags->verify_engine,
+         "interpreter | tvm (the interpreter's safety checks, then TVM's build of both "
+         "programs on every seed: far slower; needs apache-tvm, scripts/setup-venv.sh tvm)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"interpreter", "tvm"}));
   cmd->add_option("--instance-budget", o.generate.instance_work_budget,
                   "Use a default-shape instance only below this many statement executions")
       ->capture_default_str();
@@ -134,6 +142,18 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
     options.filter.seed = flags->seed;
     options.include_default_shapes = !flags->small_only;
     options.progress = !flags->quiet;
+    if (flags->verify_engine == "tvm") {
+      Result<std::shared_ptr<codegen::TvmEngine>> tvm = start_tvm_engine();
+      if (!tvm.ok()) {
+        std::cerr << "steptp build-dataset: " << tvm.error().render() << "\n";
+        ctx.exit_code = kExitBadInput;
+        return;
+      }
+      options.generate.tvm = [engine = *tvm](const leir::Program& p,
+                                             const std::vector<leir::TensorData>& inputs) {
+        return engine->run(p, inputs);
+      };
+    }
     if (!flags->shard.empty()) {
       auto shard = dataset::parse_shard(flags->shard);
       if (shard && flags->report.recheck > 0)

@@ -11,6 +11,7 @@
 #include "cli/bundled_data.h"
 #include "cli/command.h"
 #include "cli/commands.h"
+#include "cli/tvm_setup.h"
 #include "llm/registered_names.h"
 #include "llm/response_format.h"
 #include "search/optimize.h"
@@ -77,8 +78,10 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::IsMember({"auto", "default", "small"}));
   cmd->add_option("--work-limit", o.work_limit,
                   "--shapes auto: most statement executions for the default shapes");
-  cmd->add_option("--verify-engine", f->verify_engine, "auto | interpreter | compiled")
-      ->check(CLI::IsMember({"auto", "interpreter", "compiled"}));
+  cmd->add_option("--verify-engine", f->verify_engine,
+                  "auto | interpreter | compiled | tvm (the interpreter's safety checks, then "
+                  "TVM's build of both programs; needs apache-tvm: scripts/setup-venv.sh tvm)")
+      ->check(CLI::IsMember({"auto", "interpreter", "compiled", "tvm"}));
   o.workloads_dir.clear();
   o.torch_script.clear();
   cmd->add_option("--catalog", o.workloads_dir,
@@ -128,9 +131,22 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
     static const std::map<std::string, search::VerifyEngineChoice> kEngines = {
         {"auto", search::VerifyEngineChoice::kAuto},
         {"interpreter", search::VerifyEngineChoice::kInterpreter},
-        {"compiled", search::VerifyEngineChoice::kCompiled}};
+        {"compiled", search::VerifyEngineChoice::kCompiled},
+        {"tvm", search::VerifyEngineChoice::kTvm}};
     o.shapes = kShapes.at(f->shapes);
     o.verify_engine = kEngines.at(f->verify_engine);
+    if (o.verify_engine == search::VerifyEngineChoice::kTvm) {
+      Result<std::shared_ptr<codegen::TvmEngine>> tvm = start_tvm_engine();
+      if (!tvm.ok()) {
+        std::cerr << "steptp optimize: " << tvm.error().render() << "\n";
+        ctx.exit_code = kExitBadInput;
+        return;
+      }
+      o.tvm_engine = [engine = *tvm](const leir::Program& p,
+                                     const std::vector<leir::TensorData>& inputs) {
+        return engine->run(p, inputs);
+      };
+    }
     o.progress = !f->quiet;
     auto format = llm::response_format(f->constrained, llm::registered_strategy_names());
     if (!format.ok()) {

@@ -46,6 +46,7 @@ json checkpoint_fingerprint(const GenerateOptions& g) {
           {"verify_seeds", g.verify_seeds},
           {"instance_work_budget", g.instance_work_budget},
           {"with_lowered", g.with_lowered},
+          {"verify_engine", g.tvm ? "interpreter+tvm" : "interpreter"},
           {"strategies", prompt::strategy_menu()}};
 }
 

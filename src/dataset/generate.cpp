@@ -138,6 +138,10 @@ verify::VerifyOptions UnitGenerator::verify_options() const {
   verify::VerifyOptions vo;
   vo.num_seeds = options_.verify_seeds;
   vo.seed = seed_ % 1'000'003;
+  if (options_.tvm) {
+    vo.engine = verify::Engine::kTvm;
+    vo.tvm = options_.tvm;
+  }
   return vo;
 }
 

@@ -12,6 +12,7 @@
 #include "dataset/record.h"
 #include "dataset/workloads.h"
 #include "leir/ir.h"
+#include "verify/verify.h"
 
 namespace steptp::dataset {
 
@@ -36,6 +37,10 @@ struct GenerateOptions {
   // spent this much. 0 = no limit.
   int64_t unit_work_budget = 60'000'000;
   bool with_lowered = false;  // add C / CUDA / TIR text of the transformed program
+  // Set: every candidate is verified by the interpreter's safety checks and then by the values
+  // of TVM's build (verify::Engine::kTvm, codegen::TvmEngine::run); a candidate TVM cannot
+  // express is rejected as a compile error. Unset: the interpreter alone.
+  verify::EngineFn tvm;
 };
 
 // The unit's own seed, derived from the global seed and its id.

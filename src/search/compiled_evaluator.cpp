@@ -12,13 +12,16 @@ CompiledEvaluator::CompiledEvaluator(leir::Program initial, CompiledEvaluatorOpt
     case VerifyEngineChoice::kCompiled:
       engine_ = verify::Engine::kCompiled;
       break;
+    case VerifyEngineChoice::kTvm:
+      engine_ = verify::Engine::kTvm;
+      break;
     case VerifyEngineChoice::kAuto:
       engine_ = codegen::static_work(initial_) <= options_.interpreter_work_limit
                     ? verify::Engine::kInterpreter
                     : verify::Engine::kCompiled;
       break;
   }
-  if (engine_ != verify::Engine::kInterpreter && !verify::has_compiled_engine()) {
+  if (engine_ == verify::Engine::kCompiled && !verify::has_compiled_engine()) {
     // The verifier cannot depend on codegen; whoever uses both installs the compiled engine.
     verify::set_compiled_engine(
         [](const leir::Program& p, const std::vector<leir::TensorData>& in) {
@@ -37,6 +40,7 @@ const verify::Verifier& CompiledEvaluator::verifier() {
     o.num_seeds = options_.verify_seeds;
     o.seed = options_.verify_seed;
     o.engine = engine_;
+    o.tvm = options_.tvm;
     verifier_ = std::make_unique<verify::Verifier>(initial_, o);
   }
   return *verifier_;

@@ -5,7 +5,8 @@
 // Verification engine "auto": the interpreter (the semantics of record, with race/bounds/uninit
 // checks) when the initial program's static work is at most `interpreter_work_limit`
 // statement executions per seed, else compiled C (fast, values only; safety then rests on the
-// strategies' own legality checks). The choice is reported.
+// strategies' own legality checks). "tvm": the interpreter's safety checks, then the values of
+// TVM's build of both programs (codegen::TvmEngine, given as `tvm`). The choice is reported.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,7 @@
 
 namespace steptp::search {
 
-enum class VerifyEngineChoice { kAuto, kInterpreter, kCompiled };
+enum class VerifyEngineChoice { kAuto, kInterpreter, kCompiled, kTvm };
 
 struct CompiledEvaluatorOptions {
   codegen::TimingOptions timing;  // threads, warm-up, repeats (the same for all)
@@ -27,6 +28,7 @@ struct CompiledEvaluatorOptions {
   int64_t interpreter_work_limit = 30'000'000;
   int verify_seeds = 2;
   uint64_t verify_seed = 0;
+  verify::EngineFn tvm;  // the engine of VerifyEngineChoice::kTvm
 };
 
 class CompiledEvaluator final : public Evaluator {
@@ -35,7 +37,7 @@ class CompiledEvaluator final : public Evaluator {
   Verdict verify(const leir::Program& candidate) override;
   Result<double> measure(const leir::Program& program) override;
   std::optional<Verdict> check_initial() override;
-  // "interpreter" or "compiled": the engine verification uses.
+  // "interpreter", "compiled" or "tvm": the engine verification uses.
   std::string verify_engine() const;
 
  private:

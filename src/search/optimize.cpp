@@ -129,6 +129,7 @@ Result<OptimizeResult> optimize(const std::string& spec, const OptimizeOptions& 
   eo.timing.repeats = o.repeats;
   eo.timing.warmup = o.warmup;
   eo.engine = o.verify_engine;
+  eo.tvm = o.tvm_engine;
   eo.interpreter_work_limit = o.interpreter_work_limit;
   eo.verify_seed = o.seed;
   std::unique_ptr<Evaluator> evaluator;

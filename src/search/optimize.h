@@ -37,6 +37,7 @@ struct OptimizeOptions {
   int finalists = 3;       // fastest accepted programs measured again to choose the best
   uint64_t seed = 0;
   VerifyEngineChoice verify_engine = VerifyEngineChoice::kAuto;
+  verify::EngineFn tvm_engine;  // runs a program with TVM: VerifyEngineChoice::kTvm needs it
   int64_t interpreter_work_limit = 30'000'000;
   ShapeChoice shapes = ShapeChoice::kAuto;
   int64_t work_limit = 100'000'000;  // for ShapeChoice::kAuto

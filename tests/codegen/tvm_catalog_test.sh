@@ -8,7 +8,8 @@
 #  2. TVM parses, builds and matches the interpreter on >= 95% of the initial programs of 24
 #     catalog workloads (small shapes) drawn with std::mt19937_64(36) from the sorted names;
 #  3. the CLI: exit 0 / 1 on an equivalent / a changed program, exit 2 naming the cause when the
-#     Python has no TVM.
+#     Python has no TVM;
+#  4. `optimize` and `build-dataset --verify-engine tvm`.
 set -euo pipefail
 SRC=$(cd "${1:?usage: tvm_catalog_test.sh SOURCE_DIR TVM_CATALOG_CHECK STEPTP}" && pwd)
 CHECK=${2:?}
@@ -75,5 +76,37 @@ STEPTP_TVM_PYTHON=/usr/bin/python3 "$STEPTP" verify "$EX/relu.leir" "$EX/relu.le
 if [[ $code -eq 2 ]] && grep -q "tvm_unavailable" "$TMP/log" && grep -q "setup-venv.sh tvm" "$TMP/log"
 then ok "verify --engine tvm without TVM: exit 2, names the cause and the fix"
 else fail "verify --engine tvm without TVM: exit $code, expected 2 with tvm_unavailable"; fi
+
+# 4. The same engine under search and dataset generation: every accepted step of a search, and
+#    every kept step of a build, was verified by TVM's build, and TVM keeps what the interpreter
+#    keeps on a workload it can express.
+code=0
+"$STEPTP" optimize ReLU --shapes small --search beam --policy cost --budget 4 --max-depth 2 \
+  --verify-engine tvm --quiet --out "$TMP/opt" >"$TMP/log" 2>&1 || code=$?
+engine=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); \
+print(r["verify_engine"], r["stats"]["accepted"])' "$TMP/opt/report.json" 2>/dev/null || true)
+if [[ $code -eq 0 && $engine == "interpreter+tvm "[1-9]* ]]; then
+  ok "optimize --verify-engine tvm: $engine steps accepted"
+else fail "optimize --verify-engine tvm: exit $code, report says '$engine'"; fi
+code=0
+"$STEPTP" build-dataset --workloads ReLU --small-only --verify-engine tvm --quiet \
+  --out "$TMP/ds_tvm" >"$TMP/log" 2>&1 || code=$?
+"$STEPTP" build-dataset --workloads ReLU --small-only --quiet --out "$TMP/ds_int" \
+  >>"$TMP/log" 2>&1 || code=$?
+by_tvm=$(grep -c '"engine":"interpreter+tvm"' "$TMP/ds_tvm/archive.jsonl" || true)
+steps=$(grep -c . "$TMP/ds_int/archive.jsonl" || true)
+if [[ $code -eq 0 && $by_tvm -gt 0 && $by_tvm -eq $steps ]] &&
+  cmp -s "$TMP/ds_tvm/single_train.jsonl" "$TMP/ds_int/single_train.jsonl"; then
+  ok "build-dataset --verify-engine tvm: all $by_tvm steps verified by TVM, same samples"
+else fail "build-dataset --verify-engine tvm: exit $code, $by_tvm of $steps steps by TVM"; fi
+for cmd in "optimize ReLU" "build-dataset --workloads ReLU --small-only"; do
+  code=0
+  # shellcheck disable=SC2086
+  STEPTP_TVM_PYTHON=/usr/bin/python3 "$STEPTP" $cmd --verify-engine tvm --out "$TMP/none" \
+    >"$TMP/log" 2>&1 || code=$?
+  if [[ $code -eq 2 ]] && grep -q "tvm_unavailable" "$TMP/log"
+  then ok "${cmd%% *} --verify-engine tvm without TVM: exit 2"
+  else fail "${cmd%% *} --verify-engine tvm without TVM: exit $code, expected 2"; fi
+done
 
 finish
