@@ -4,7 +4,7 @@ machine, threads (1) and dtype (f64), one workload at a time:
 
   naive C      steptp's compiled C of the imported program (optimize's baseline_ms)
   steptp       the best program of `steptp optimize --search beam --policy cost` with the search
-               benchmark's flags (bench/search/run_search_cpu.sh), confirmed time
+               benchmark's flags (SEARCH_FLAGS), confirmed time
   eager        PyTorch 2 eager (python/torch_baseline.py in the project's .venv)
   inductor     torch.compile (Inductor, CPU); compile_s is the first, compiling call
   metaschedule TVM MetaSchedule on the initial TIR (`lower --target tir-llvm`, loops serial),
@@ -36,8 +36,11 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 STEPTP = os.path.join(ROOT, "build", "steptp")
 VENV_PY = os.path.join(ROOT, ".venv", "bin", "python")
-SEARCH_FLAGS = ["--search", "beam", "--policy", "cost", "--budget", "12", "--max-depth", "8",
-                "--beam-width", "2", "--proposals", "3", "--threads", "1", "--repeats", "5",
+# The search benchmark's flags (docs/bench/search_cpu.md), but for --work-limit: 1e8 rather than
+# 1e9 statement executions, so that the biggest default-shape programs fall back to their small
+# instance, which MetaSchedule's tuning can afford.
+SEARCH_FLAGS = ["--search", "beam", "--policy", "cost", "--budget", "48", "--max-depth", "12",
+                "--beam-width", "2", "--proposals", "2", "--threads", "1", "--repeats", "7",
                 "--warmup", "1", "--confirm-rounds", "3", "--finalists", "3", "--shapes", "auto",
                 "--work-limit", "100000000", "--quiet"]
 
