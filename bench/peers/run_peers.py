@@ -20,11 +20,13 @@ named by --only: they are run again and their new row replaces the old one.
 --steptp-only re-measures only steptp's columns (naive C and the search's best) of the rows
 already in --out and keeps the peers' columns: the peers do not depend on steptp's code, and
 MetaSchedule's tuning is most of a row's time. Such a row records steptp's commit and load
-apart (steptp_commit, steptp_load_start, steptp_load_end) beside the peers' ones.
+apart (steptp_commit, steptp_load_start, steptp_load_end) beside the peers' ones; rows this
+commit re-measured already are skipped unless named by --only.
 Usage: bench/peers/run_peers.py [--count 64] [--seed 2026] [--shard 0/1] [--trials 64]
          [--out bench/peers/results/peers_cpu.jsonl] [--only NAME,NAME] [--steptp-only]
 """
 import argparse
+import fcntl
 import json
 import os
 import random
@@ -112,15 +114,19 @@ def metaschedule_row(graph, trials, work):
 
 def write_row(path, row):
     """Appends row, replacing an older row of the same workload (a rerun with --only); the file
-    is rewritten through a temporary one so that an interrupted write loses nothing."""
-    kept = []
-    if os.path.exists(path):
-        kept = [l for l in open(path) if l.strip() and json.loads(l)["workload"] != row["workload"]]
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.writelines(kept)
-        f.write(json.dumps(row) + "\n")
-    os.replace(tmp, path)
+    is rewritten through a temporary one so that an interrupted write loses nothing, under a
+    lock so that shards running side by side do not lose each other's rows."""
+    with open(path + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        kept = []
+        if os.path.exists(path):
+            kept = [l for l in open(path)
+                    if l.strip() and json.loads(l)["workload"] != row["workload"]]
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            f.writelines(kept)
+            f.write(json.dumps(row) + "\n")
+        os.replace(tmp, path)
 
 
 def remeasure_steptp(row, w, commit):
@@ -177,6 +183,8 @@ def main():
         for index, w in enumerate(workloads):
             if w["name"] not in rows or index % n != k or (only and w["name"] not in only):
                 continue
+            if not only and rows[w["name"]].get("steptp_commit") == commit:
+                continue  # re-measured by this commit already (resume)
             row = remeasure_steptp(rows[w["name"]], w, commit)
             write_row(args.out, row)
             print(f"{w['name']}: naive={row.get('naive_ms', 'FAIL')} "
