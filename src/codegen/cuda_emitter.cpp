@@ -13,6 +13,7 @@
 #include "analysis/dependence.h"
 #include "codegen/c_emitter.h"
 #include "codegen/c_expr.h"
+#include "codegen/code_writer.h"
 #include "codegen/lowering_facts.h"
 #include "leir/printer.h"
 #include "leir/visit.h"
@@ -21,28 +22,6 @@ namespace steptp::codegen {
 namespace {
 
 using leir::LoopKind;
-
-class Writer {
- public:
-  void line(const std::string& s) {
-    out_.append(static_cast<size_t>(indent_) * 2, ' ');
-    out_ += s;
-    out_ += '\n';
-  }
-  void open(const std::string& s) {
-    line(s);
-    ++indent_;
-  }
-  void close(const std::string& s = "}") {
-    --indent_;
-    line(s);
-  }
-  std::string take() { return std::move(out_); }
-
- private:
-  std::string out_;
-  int indent_ = 0;
-};
 
 // The six hardware axes, in the order their grid-stride loops nest (blocks outermost).
 constexpr std::array<const char*, 6> kAxisNames = {"bx", "by", "bz", "tx", "ty", "tz"};
