@@ -40,14 +40,15 @@ struct FittedMulti {
   std::vector<size_t> labels;
   std::string line;
   int64_t tokens = 0;
-  int64_t removed = 0;  // labels dropped to fit
+  int64_t prompt_tokens = 0;  // of the written sample: system + user
+  int64_t removed = 0;        // labels dropped to fit
 };
 
 std::string render_multi(const std::vector<StepRecord>& records, const std::vector<size_t>& labels,
-                         const TokenCounter& counter, int64_t& tokens) {
+                         const TokenCounter& counter, int64_t& tokens, std::string& user) {
   std::vector<const StepRecord*> ls;
   for (size_t i : labels) ls.push_back(&records[i]);
-  const std::string user = user_prompt(*ls.front(), static_cast<int>(ls.size()));
+  user = user_prompt(*ls.front(), static_cast<int>(ls.size()));
   const std::string assistant = assistant_multi(ls);
   tokens = counter.count(prompt::system_message(), user, assistant);
   return chat_line(user, assistant);
@@ -58,18 +59,21 @@ std::string render_multi(const std::vector<StepRecord>& records, const std::vect
 FittedMulti fit_multi(const std::vector<StepRecord>& records, const std::vector<size_t>& sample,
                       const TokenCounter& counter, int64_t max_tokens) {
   FittedMulti f;
-  f.line = render_multi(records, sample, counter, f.tokens);
+  std::string user;
+  f.line = render_multi(records, sample, counter, f.tokens, user);
   if (f.tokens <= max_tokens) {
     f.labels = sample;
+    f.prompt_tokens = counter.count_prompt(prompt::system_message(), user);
     return f;
   }
   const std::vector<size_t> order = informativeness_order(records, sample);
   for (size_t k = sample.size() - 1; k >= 2; --k) {
     std::vector<size_t> keep(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k));
     std::sort(keep.begin(), keep.end());
-    f.line = render_multi(records, keep, counter, f.tokens);
+    f.line = render_multi(records, keep, counter, f.tokens, user);
     if (f.tokens <= max_tokens) {
       f.labels = std::move(keep);
+      f.prompt_tokens = counter.count_prompt(prompt::system_message(), user);
       f.removed = static_cast<int64_t>(sample.size() - k);
       return f;
     }
@@ -244,7 +248,7 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
     for (size_t k = 0; k < split.records.size(); ++k)
       if (split.verdicts[k] == FilterVerdict::kKept) kept.push_back(k);
     std::vector<std::string> single_lines(kept.size());
-    std::vector<int64_t> single_counts(kept.size());
+    std::vector<int64_t> single_counts(kept.size()), single_prompts(kept.size());
     std::vector<FittedMulti> fitted(split.multi.size());
     merge_arena.execute([&] {
       tbb::parallel_for(size_t{0}, kept.size(), [&](size_t j) {
@@ -252,6 +256,7 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
         const std::string user = user_prompt(r, 1);
         const std::string assistant = assistant_single(r);
         single_counts[j] = counter.count(system, user, assistant);
+        single_prompts[j] = counter.count_prompt(system, user);
         single_lines[j] = chat_line(user, assistant);
       });
       tbb::parallel_for(size_t{0}, split.multi.size(), [&](size_t j) {
@@ -261,6 +266,7 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
 
     std::string single_text, multi_text;
     std::vector<int64_t> split_single_lengths, split_multi_lengths;
+    std::vector<int64_t> single_prompt_lengths, single_answer_lengths, multi_prompts, multi_answers;
     size_t next_kept = 0;
     for (size_t k = 0; k < split.records.size(); ++k) {
       const size_t i = split.records[k];
@@ -275,6 +281,8 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
         } else {
           single_text += single_lines[j] + "\n";
           split_single_lengths.push_back(single_counts[j]);
+          single_prompt_lengths.push_back(single_prompts[j]);
+          single_answer_lengths.push_back(single_counts[j] - single_prompts[j]);
           ++st.per_strategy[r.strategy].single_kept;
           ++st.single_by_category[r.category];
           ++st.single_by_difficulty[r.difficulty];
@@ -313,6 +321,8 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
       }
       multi_text += f.line + "\n";
       split_multi_lengths.push_back(f.tokens);
+      multi_prompts.push_back(f.prompt_tokens);
+      multi_answers.push_back(f.tokens - f.prompt_tokens);
       (split.name == "train" ? st.multi_train : st.multi_test)++;
     }
     single_lengths.insert(single_lengths.end(), split_single_lengths.begin(),
@@ -321,6 +331,10 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
                          split_multi_lengths.end());
     st.tokens["single_" + split.name] = summarize_lengths(std::move(split_single_lengths));
     st.tokens["multi_" + split.name] = summarize_lengths(std::move(split_multi_lengths));
+    st.prompt_tokens["single_" + split.name] = summarize_lengths(std::move(single_prompt_lengths));
+    st.answer_tokens["single_" + split.name] = summarize_lengths(std::move(single_answer_lengths));
+    st.prompt_tokens["multi_" + split.name] = summarize_lengths(std::move(multi_prompts));
+    st.answer_tokens["multi_" + split.name] = summarize_lengths(std::move(multi_answers));
     for (const auto& [name, text] : {std::pair{"single_" + split.name + ".jsonl", &single_text},
                                      std::pair{"multi_" + split.name + ".jsonl", &multi_text}}) {
       STEPTP_TRY(write_file_atomic((out / name).string(), *text));

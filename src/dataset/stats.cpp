@@ -67,7 +67,13 @@ nlohmann::json to_json(const DatasetStats& s) {
   nlohmann::json depth = nlohmann::json::object();
   for (const auto& [d, n] : s.single_by_depth) depth[std::to_string(d)] = n;
   nlohmann::json tokens{{"single", to_json(s.single_tokens)}, {"multi", to_json(s.multi_tokens)}};
-  for (const auto& [file, l] : s.tokens) tokens[file] = to_json(l);
+  for (const auto& [file, l] : s.tokens) {
+    tokens[file] = to_json(l);
+    if (auto p = s.prompt_tokens.find(file); p != s.prompt_tokens.end())
+      tokens[file]["prompt"] = to_json(p->second);
+    if (auto a = s.answer_tokens.find(file); a != s.answer_tokens.end())
+      tokens[file]["answer"] = to_json(a->second);
+  }
   return {{"units", s.units},
           {"units_skipped", s.units_skipped},
           {"skipped_units", s.skipped_units},
@@ -114,11 +120,19 @@ std::string to_markdown(const DatasetStats& s) {
       s.test_workloads.size(), percent(s.hard_share_single), percent(s.hard_share_labels));
   md += fmt::format(
       "## Tokens per sample\n\nWhole chat (system + user + assistant), counted with {}; every "
-      "written sample is within {} tokens.\n\n| samples | count | mean | p50 | p90 | p99 | max | "
+      "written sample is within {} tokens. Each file's prompt (system + user) and answer (the "
+      "assistant's turn, its header and end marker included) follow its row.\n\n| samples | count "
+      "| mean | p50 | p90 | p99 | max | "
       "> 4k | > 8k | > 10k |\n|---|---|---|---|---|---|---|---|---|---|\n",
       s.token_counter, s.max_tokens);
   for (const char* file : {"single_train", "single_test", "multi_train", "multi_test"})
-    if (auto it = s.tokens.find(file); it != s.tokens.end()) md += lengths_row(file, it->second);
+    if (auto it = s.tokens.find(file); it != s.tokens.end()) {
+      md += lengths_row(file, it->second);
+      if (auto p = s.prompt_tokens.find(file); p != s.prompt_tokens.end() && p->second.count)
+        md += lengths_row(fmt::format("{} prompt", file), p->second);
+      if (auto a = s.answer_tokens.find(file); a != s.answer_tokens.end() && a->second.count)
+        md += lengths_row(fmt::format("{} answer", file), a->second);
+    }
   md += lengths_row("single (all)", s.single_tokens);
   md += lengths_row("multi (all)", s.multi_tokens);
   md += fmt::format(

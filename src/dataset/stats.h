@@ -74,6 +74,9 @@ struct DatasetStats {
   BudgetCounts budget;
   LengthSummary single_tokens, multi_tokens;    // written samples, both splits
   std::map<std::string, LengthSummary> tokens;  // per file: single_train, single_test, multi_...
+  // The same files' prompts (system + user) and answers (the assistant's turn): tokens[f] is
+  // their sum, sample by sample.
+  std::map<std::string, LengthSummary> prompt_tokens, answer_tokens;
 };
 
 nlohmann::json to_json(const DatasetStats& s);

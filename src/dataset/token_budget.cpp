@@ -46,6 +46,12 @@ int64_t TokenCounter::count(std::string_view system, std::string_view user,
                                                    {"assistant", std::string(assistant)}});
 }
 
+int64_t TokenCounter::count_prompt(std::string_view system, std::string_view user) const {
+  if (!tokenizer_) return estimated_tokens(system) + estimated_tokens(user);
+  return tokenizer::chat_token_count(
+      *tokenizer_, {{"system", std::string(system)}, {"user", std::string(user)}});
+}
+
 std::vector<size_t> informativeness_order(const std::vector<StepRecord>& records,
                                           const std::vector<size_t>& labels) {
   std::vector<size_t> order = labels;

@@ -28,6 +28,9 @@ class TokenCounter {
 
   // Tokens of the three-message chat as it is trained on.
   int64_t count(std::string_view system, std::string_view user, std::string_view assistant) const;
+  // Tokens of the conversation up to the assistant's turn (system + user): the prompt. The
+  // answer is count(...) minus this, its header and end marker included, as a trainer's labels.
+  int64_t count_prompt(std::string_view system, std::string_view user) const;
   bool exact() const { return tokenizer_.has_value(); }
   // "estimate (bytes / 4)" or "qwen3 tokenizer.json (vocab 151669, fnv 1a2b3c4d5e6f7a8b)": the
   // file's name, vocabulary size and content hash, so two builds can tell their counters apart.

@@ -173,6 +173,24 @@ f = json.load(open(sys.argv[1]))["files"][sys.argv[2]]
 assert f["prompt"]["count"] == f["answer"]["count"] == f["count"], f
 assert f["prompt"]["max"] < f["max"] and f["answer"]["max"] < f["max"], f
 PY
+# A build's stats give each file's prompt and answer lengths, the same as `tokens` counts them.
+expect_exit 0 "build-dataset with a tokenizer" -- "$STEPTP" build-dataset --workloads ReLU \
+  --small-only --tokenizer "$TOK" --quiet --out "$TMP/ds_tokens"
+expect_exit 0 "tokens of the build's files" -- "$STEPTP" tokens "$TMP/ds_tokens/single_train.jsonl" \
+  "$TMP/ds_tokens/multi_train.jsonl" --tokenizer "$TOK" --json
+python3 - "$TMP/out" "$TMP/ds_tokens" <<'PY' || { echo "FAIL: stats prompt/answer"; failures=$((failures + 1)); }
+import json, sys
+counted = json.load(open(sys.argv[1]))["files"]
+stats = json.load(open(sys.argv[2] + "/stats.json"))["tokens"]
+for name in ("single_train", "multi_train"):
+    mine, theirs = stats[name], counted[f"{sys.argv[2]}/{name}.jsonl"]
+    assert mine["count"] > 0, name
+    for part in ("prompt", "answer"):
+        for k in ("count", "mean", "p50", "p90", "max"):
+            assert mine[part][k] == theirs[part][k], (name, part, k, mine[part], theirs[part])
+md = open(sys.argv[2] + "/stats.md").read()
+assert "| single_train prompt |" in md and "| multi_train answer |" in md, md[:800]
+PY
 # --plain: a file's whole text, no template.
 printf '' >"$TMP/empty.txt"
 cp "$EX/matmul.leir" "$TMP/one.leir"
