@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 
 #include "support/error.h"
@@ -62,6 +63,19 @@ bool exact_in_int64(const ExprRef& e) {
       return false;
   }
   return false;
+}
+
+// k when `e` is the integer literal 2^k (k < 62). Dividing by it with floor division is an
+// arithmetic right shift by k, and its floor modulo is a mask of the low k bits, for negative
+// dividends too (two's complement, and GCC and Clang shift signed values arithmetically): the
+// branch-free forms of stp_floordiv_i and stp_mod_i that a strided convolution's guards
+// evaluate on every tap.
+std::optional<int> power_of_two_exponent(const ExprRef& e) {
+  if (e->kind() != ExprKind::kNumber || !e->is_integer_literal()) return std::nullopt;
+  const double v = e->number_value();
+  for (int k = 0; k < 62; ++k)
+    if (v == static_cast<double>(int64_t{1} << k)) return k;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -446,8 +460,12 @@ std::string CExprPrinter::index(const ExprRef& e) const {
         case BinaryOp::kMul:
           return cat({"(", index(e->lhs()), " * ", index(e->rhs()), ")"});
         case BinaryOp::kFloorDiv:
+          if (std::optional<int> k = power_of_two_exponent(e->rhs()))
+            return cat({"(", index(e->lhs()), " >> ", std::to_string(*k), ")"});
           return cat({"stp_floordiv_i(", index(e->lhs()), ", ", index(e->rhs()), ")"});
         case BinaryOp::kMod:
+          if (std::optional<int> k = power_of_two_exponent(e->rhs()))
+            return cat({"(", index(e->lhs()), " & ", std::to_string((int64_t{1} << *k) - 1), ")"});
           return cat({"stp_mod_i(", index(e->lhs()), ", ", index(e->rhs()), ")"});
         case BinaryOp::kDiv:
         case BinaryOp::kPow:

@@ -776,9 +776,9 @@ TEST(CEmitter, IntermediatesFixedByHeaderLoopsLiveInSliceArrays) {
 TEST(CEmitter, IndexGuardsCompareInIntegers) {
   CSource c = emitted("strided_transposed_conv_guard");
   std::string kernel = c.code.substr(c.code.find("static void stp_block"));
-  EXPECT_NE(kernel.find("(stp_mod_i(((i_c + 1) - i_h), 2) == 0)"), std::string::npos) << kernel;
-  EXPECT_NE(kernel.find("(0 <= stp_floordiv_i(((i_c + 1) - i_h), 2))"), std::string::npos)
-      << kernel;
+  // Stride 2: the floor modulo and division by a power of two print as a mask and a shift.
+  EXPECT_NE(kernel.find("((((i_c + 1) - i_h) & 1) == 0)"), std::string::npos) << kernel;
+  EXPECT_NE(kernel.find("(0 <= (((i_c + 1) - i_h) >> 1))"), std::string::npos) << kernel;
   EXPECT_EQ(count(kernel, "stp_floordiv_f("), 0) << kernel;
   EXPECT_EQ(count(kernel, "stp_mod_f("), 1) << kernel;  // (c-4)%3 < c*0.5
   EXPECT_NE(kernel.find("(stp_mod_f((((double)i_c) - 4.0), 3.0) < (((double)i_c) * 0.5))"),
