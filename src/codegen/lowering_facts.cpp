@@ -24,77 +24,12 @@ using leir::Function;
 // The self-reference: the LHS access itself (same tensor, superscript and subscript).
 bool is_self(const ExprRef& e, const leir::Stmt& s) { return leir::equal(e, s.lhs); }
 
-// Terms of an n-ary +/- chain with their signs, and factors of an n-ary * chain.
-void flatten_sum(const ExprRef& e, bool positive, std::vector<std::pair<ExprRef, bool>>& out) {
-  if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kAdd) {
-    flatten_sum(e->lhs(), positive, out);
-    flatten_sum(e->rhs(), positive, out);
-  } else if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kSub) {
-    flatten_sum(e->lhs(), positive, out);
-    flatten_sum(e->rhs(), !positive, out);
-  } else {
-    out.emplace_back(e, positive);
-  }
-}
-
-void flatten_product(const ExprRef& e, std::vector<ExprRef>& out) {
-  if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kMul) {
-    flatten_product(e->lhs(), out);
-    flatten_product(e->rhs(), out);
-  } else {
-    out.push_back(e);
-  }
-}
-
 }  // namespace
 
 std::optional<double> accumulation_identity(const leir::Stmt& s) {
-  const ExprRef& r = s.rhs;
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  switch (r->kind()) {
-    case ExprKind::kBinary:
-      switch (r->binary_op()) {
-        case BinaryOp::kAdd:
-        case BinaryOp::kSub: {
-          std::vector<std::pair<ExprRef, bool>> terms;
-          flatten_sum(r, true, terms);
-          for (const auto& [t, positive] : terms)
-            if (positive && is_self(t, s)) return 0.0;
-          return std::nullopt;
-        }
-        case BinaryOp::kMul: {
-          std::vector<ExprRef> factors;
-          flatten_product(r, factors);
-          for (const ExprRef& f : factors)
-            if (is_self(f, s)) return 1.0;
-          return std::nullopt;
-        }
-        case BinaryOp::kDiv:
-        case BinaryOp::kFloorDiv:
-        case BinaryOp::kMod:
-          if (is_self(r->rhs(), s)) return 1.0;
-          return std::nullopt;
-        case BinaryOp::kPow:
-        case BinaryOp::kAnd:
-        case BinaryOp::kOr:
-          return std::nullopt;
-      }
-      return std::nullopt;
-    case ExprKind::kCall:
-      if (r->function() == Function::kMax || r->function() == Function::kMin) {
-        if (is_self(r->args()[0], s) || is_self(r->args()[1], s))
-          return r->function() == Function::kMax ? -kInf : kInf;
-      }
-      return std::nullopt;
-    case ExprKind::kNumber:
-    case ExprKind::kInf:
-    case ExprKind::kIndexVar:
-    case ExprKind::kAccess:
-    case ExprKind::kNeg:
-    case ExprKind::kCompare:
-      return std::nullopt;
-  }
-  return std::nullopt;
+  std::optional<analysis::SelfRead> self = analysis::accumulation_self_read(s);
+  if (!self) return std::nullopt;
+  return self->identity;
 }
 
 std::vector<StmtFacts> analyze_statements(const leir::Program& p) {

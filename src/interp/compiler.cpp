@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/access.h"
 #include "interp/compiled_program.h"
 #include "interp/race_analysis.h"
 #include "leir/interval.h"
@@ -42,27 +43,6 @@ struct Accumulation {
   ExprRef fold_operand;
 };
 
-void flatten_sum(const ExprRef& e, bool positive, std::vector<std::pair<ExprRef, bool>>& out) {
-  if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kAdd) {
-    flatten_sum(e->lhs(), positive, out);
-    flatten_sum(e->rhs(), positive, out);
-  } else if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kSub) {
-    flatten_sum(e->lhs(), positive, out);
-    flatten_sum(e->rhs(), !positive, out);
-  } else {
-    out.emplace_back(e, positive);
-  }
-}
-
-void flatten_product(const ExprRef& e, std::vector<ExprRef>& out) {
-  if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kMul) {
-    flatten_product(e->lhs(), out);
-    flatten_product(e->rhs(), out);
-  } else {
-    out.push_back(e);
-  }
-}
-
 bool reads_tensor(const ExprRef& e, const std::string& name) {
   if (e->kind() == ExprKind::kAccess && e->name() == name) return true;
   for (const ExprRef& c : e->children())
@@ -70,68 +50,55 @@ bool reads_tensor(const ExprRef& e, const std::string& name) {
   return false;
 }
 
-// The table of leir_spec §2.3, extended to every position of an n-ary + or * chain and to both
-// argument positions of max/min (the commuted forms an LLM or a rewrite may produce).
+// The identity and self-read come from the one rule of analysis/access.h; a fold (the fast path
+// of X = X op e) is taken only when the self-read is a direct operand of the root and the other
+// operand does not read X.
 Accumulation classify_accumulation(const leir::Stmt& s) {
   Accumulation acc;
-  const ExprRef& x = s.lhs;
+  std::optional<analysis::SelfRead> self = analysis::accumulation_self_read(s);
+  if (!self) return acc;
+  acc.self_read = self->read;
+  acc.identity = self->identity;
   const ExprRef& r = s.rhs;
-  auto is_x = [&](const ExprRef& e) { return leir::equal(e, x); };
   auto set_fold = [&](Fold f, const ExprRef& operand) {
-    if (!reads_tensor(operand, x->name())) {
+    if (!reads_tensor(operand, s.lhs->name())) {
       acc.fold = f;
       acc.fold_operand = operand;
     }
   };
-  constexpr double kInf = std::numeric_limits<double>::infinity();
   if (r->kind() == ExprKind::kBinary) {
-    BinaryOp op = r->binary_op();
-    if (op == BinaryOp::kAdd || op == BinaryOp::kSub) {
-      std::vector<std::pair<ExprRef, bool>> terms;
-      flatten_sum(r, true, terms);
-      for (const auto& [t, positive] : terms) {
-        if (positive && is_x(t)) {
-          acc.self_read = t.get();
-          acc.identity = 0.0;
-          break;
-        }
-      }
-      if (acc.self_read == r->lhs().get())
-        set_fold(op == BinaryOp::kAdd ? Fold::kAdd : Fold::kSubRight, r->rhs());
-      if (op == BinaryOp::kAdd && acc.self_read == r->rhs().get()) set_fold(Fold::kAdd, r->lhs());
-    } else if (op == BinaryOp::kMul) {
-      std::vector<ExprRef> factors;
-      flatten_product(r, factors);
-      for (const ExprRef& f : factors) {
-        if (is_x(f)) {
-          acc.self_read = f.get();
-          acc.identity = 1.0;
-          break;
-        }
-      }
-      if (acc.self_read == r->lhs().get()) set_fold(Fold::kMul, r->rhs());
-      if (acc.self_read == r->rhs().get()) set_fold(Fold::kMul, r->lhs());
-    } else if ((op == BinaryOp::kDiv || op == BinaryOp::kFloorDiv || op == BinaryOp::kMod) &&
-               is_x(r->rhs())) {
-      acc.self_read = r->rhs().get();
-      acc.identity = 1.0;
-      set_fold(op == BinaryOp::kDiv        ? Fold::kDivInto
-               : op == BinaryOp::kFloorDiv ? Fold::kFloorDivInto
-                                           : Fold::kModInto,
-               r->lhs());
-    }
-  } else if (r->kind() == ExprKind::kCall &&
-             (r->function() == Function::kMax || r->function() == Function::kMin) &&
-             r->args().size() == 2) {
-    bool is_max = r->function() == Function::kMax;
-    for (size_t i = 0; i < 2; ++i) {
-      if (is_x(r->args()[i])) {
-        acc.self_read = r->args()[i].get();
-        acc.identity = is_max ? -kInf : kInf;
-        set_fold(is_max ? Fold::kMax : Fold::kMin, r->args()[1 - i]);
+    const bool self_left = acc.self_read == r->lhs().get();
+    const bool self_right = acc.self_read == r->rhs().get();
+    switch (r->binary_op()) {
+      case BinaryOp::kAdd:
+        if (self_left) set_fold(Fold::kAdd, r->rhs());
+        if (self_right) set_fold(Fold::kAdd, r->lhs());
         break;
-      }
+      case BinaryOp::kSub:
+        if (self_left) set_fold(Fold::kSubRight, r->rhs());
+        break;
+      case BinaryOp::kMul:
+        if (self_left) set_fold(Fold::kMul, r->rhs());
+        if (self_right) set_fold(Fold::kMul, r->lhs());
+        break;
+      case BinaryOp::kDiv:
+        set_fold(Fold::kDivInto, r->lhs());
+        break;
+      case BinaryOp::kFloorDiv:
+        set_fold(Fold::kFloorDivInto, r->lhs());
+        break;
+      case BinaryOp::kMod:
+        set_fold(Fold::kModInto, r->lhs());
+        break;
+      case BinaryOp::kPow:
+      case BinaryOp::kAnd:
+      case BinaryOp::kOr:
+        break;
     }
+  } else if (r->kind() == ExprKind::kCall) {
+    const bool is_max = r->function() == Function::kMax;
+    const size_t other = acc.self_read == r->args()[0].get() ? 1 : 0;
+    set_fold(is_max ? Fold::kMax : Fold::kMin, r->args()[other]);
   }
   return acc;
 }
