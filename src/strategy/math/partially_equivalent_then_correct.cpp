@@ -26,6 +26,7 @@
 #include "leir/printer.h"
 #include "leir/visit.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 #include "strategy/surgery.h"
 
 namespace steptp::strategy {
@@ -162,7 +163,7 @@ struct PadSite {
   bool keep_pad = false;   // E is read elsewhere or is a program output
 };
 
-class PartiallyEquivalentThenCorrect final : public Strategy {
+class PartiallyEquivalentThenCorrect final : public ResolvedStrategy<PadSite> {
  public:
   std::string_view name() const override { return "partially_equivalent_then_correct"; }
   Category category() const override { return Category::kMath; }
@@ -180,35 +181,28 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<PadSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<PadSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    const leir::Block& conv = p.blocks[m->conv];
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const PadSite& m) const override {
+    const leir::Block& conv = p.blocks[m.conv];
     // E's padding variables → the conv's read indices.
     std::map<std::string, ExprRef> pad_to_read;
-    const auto& pad_idx = m->pad_stmt.lhs->indices();
+    const auto& pad_idx = m.pad_stmt.lhs->indices();
     for (size_t k = 0; k < pad_idx.size(); ++k)
-      pad_to_read[pad_idx[k]->name()] = m->read->indices()[k];
-    ExprRef direct = substitute(m->source, pad_to_read);
+      pad_to_read[pad_idx[k]->name()] = m.read->indices()[k];
+    ExprRef direct = substitute(m.source, pad_to_read);
     ExprRef guarded = Expr::call(leir::Function::kIfThenElse,
-                                 {substitute(m->guard, pad_to_read), direct, Expr::integer(0)});
+                                 {substitute(m.guard, pad_to_read), direct, Expr::integer(0)});
     auto with_read = [&](const ExprRef& replacement) {
-      return leir::rewrite(m->conv_stmt.rhs, [&](const ExprRef& n) {
-        return leir::equal(n, m->read) ? replacement : n;
+      return leir::rewrite(m.conv_stmt.rhs, [&](const ExprRef& n) {
+        return leir::equal(n, m.read) ? replacement : n;
       });
     };
     // Output loops restricted to a box [from, from+extent) on the guarded axes.
     auto boxed = [&](const std::vector<std::pair<int64_t, int64_t>>& box, const leir::Stmt& st,
                      std::vector<leir::Loop>& loops) {
       std::map<std::string, ExprRef> shift;
-      for (size_t i = 0; i < m->axes.size(); ++i) {
-        leir::Loop& l = loops[m->axes[i].loop];
+      for (size_t i = 0; i < m.axes.size(); ++i) {
+        leir::Loop& l = loops[m.axes[i].loop];
         l.extent = box[i].second;
         if (box[i].first != 0)
           shift[l.var] =
@@ -221,22 +215,22 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
     // The partially equivalent conv: the interior box, reading A directly.
     {
       std::vector<std::pair<int64_t, int64_t>> box;
-      for (const Axis& a : m->axes) box.emplace_back(a.lo, a.hi - a.lo);
+      for (const Axis& a : m.axes) box.emplace_back(a.lo, a.hi - a.lo);
       leir::Block b{conv.loops, {}};
       b.body.push_back(
-          leir::Item::of(boxed(box, leir::Stmt{m->conv_stmt.lhs, with_read(direct)}, b.loops)));
+          leir::Item::of(boxed(box, leir::Stmt{m.conv_stmt.lhs, with_read(direct)}, b.loops)));
       out.push_back(std::move(b));
     }
     // The corrections: for axis i, the low and high borders, earlier axes interior, later full.
-    leir::Stmt fix{m->conv_stmt.lhs, with_read(guarded)};
-    for (size_t i = 0; i < m->axes.size(); ++i) {
-      int64_t n = conv.loops[m->axes[i].loop].extent;
-      for (auto part : {std::pair<int64_t, int64_t>{0, m->axes[i].lo},
-                        std::pair<int64_t, int64_t>{m->axes[i].hi, n - m->axes[i].hi}}) {
+    leir::Stmt fix{m.conv_stmt.lhs, with_read(guarded)};
+    for (size_t i = 0; i < m.axes.size(); ++i) {
+      int64_t n = conv.loops[m.axes[i].loop].extent;
+      for (auto part : {std::pair<int64_t, int64_t>{0, m.axes[i].lo},
+                        std::pair<int64_t, int64_t>{m.axes[i].hi, n - m.axes[i].hi}}) {
         if (part.second == 0) continue;
         std::vector<std::pair<int64_t, int64_t>> box;
-        for (size_t j = 0; j < m->axes.size(); ++j) {
-          const Axis& a = m->axes[j];
+        for (size_t j = 0; j < m.axes.size(); ++j) {
+          const Axis& a = m.axes[j];
           if (j < i)
             box.emplace_back(a.lo, a.hi - a.lo);
           else if (j == i)
@@ -246,27 +240,25 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
         }
         std::vector<leir::Loop> loops = conv.loops;
         leir::Stmt st = boxed(box, fix, loops);
-        leir::Block reduce{std::vector<leir::Loop>(loops.begin() + long(m->n_out), loops.end()),
+        leir::Block reduce{std::vector<leir::Loop>(loops.begin() + long(m.n_out), loops.end()),
                            {leir::Item::of(st)}};
-        leir::Block b{std::vector<leir::Loop>(loops.begin(), loops.begin() + long(m->n_out)), {}};
+        leir::Block b{std::vector<leir::Loop>(loops.begin(), loops.begin() + long(m.n_out)), {}};
         b.body.push_back(leir::Item::of(leir::Stmt{st.lhs, Expr::integer(0)}));
         b.body.push_back(leir::Item::of(std::move(reduce)));
         out.push_back(std::move(b));
       }
     }
     leir::Program q = p;
-    q.blocks.erase(q.blocks.begin() + long(m->conv));
-    q.blocks.insert(q.blocks.begin() + long(m->conv), out.begin(), out.end());
-    if (!m->keep_pad) q.blocks.erase(q.blocks.begin() + long(m->pad));
+    q.blocks.erase(q.blocks.begin() + long(m.conv));
+    q.blocks.insert(q.blocks.begin() + long(m.conv), out.begin(), out.end());
+    if (!m.keep_pad) q.blocks.erase(q.blocks.begin() + long(m.pad));
     return q;
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<PadSite> m = resolve(p, s);
-    if (!m.ok()) return m.infeasible().render();
-    const leir::Block& conv = p.blocks[m->conv];
+  std::string describe(const leir::Program& p, const Site& /*s*/, const PadSite& m) const override {
+    const leir::Block& conv = p.blocks[m.conv];
     std::string ranges;
-    for (const Axis& a : m->axes)
+    for (const Axis& a : m.axes)
       ranges += fmt::format("{}'{}' in [{},{}) of {}", ranges.empty() ? "" : ", ",
                             conv.loops[a.loop].var, a.lo, a.hi, conv.loops[a.loop].extent);
     return fmt::format(
@@ -274,12 +266,11 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
         "{} every read lands inside the padding guard, so that part of the conv reads {} "
         "directly (partially equivalent); the remaining border outputs are recomputed by "
         "correction blocks that start them at 0 and read {} through the same guard. {}",
-        m->conv, m->conv_stmt.lhs->name(), m->read->name(), m->source->name(), m->pad, ranges,
-        m->source->name(), m->source->name(),
-        m->keep_pad
-            ? fmt::format("{} is still read elsewhere, so block {} stays", m->read->name(), m->pad)
-            : fmt::format("Nothing else reads {}, so block {} is removed", m->read->name(),
-                          m->pad));
+        m.conv, m.conv_stmt.lhs->name(), m.read->name(), m.source->name(), m.pad, ranges,
+        m.source->name(), m.source->name(),
+        m.keep_pad
+            ? fmt::format("{} is still read elsewhere, so block {} stays", m.read->name(), m.pad)
+            : fmt::format("Nothing else reads {}, so block {} is removed", m.read->name(), m.pad));
   }
 
  private:
@@ -287,7 +278,7 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
     return std::string(name()) + "." + std::string(reason);
   }
 
-  Outcome<PadSite> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<PadSite> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     Outcome<BlockPath> path = s.block();
     STEPTP_TRY(path);
