@@ -103,6 +103,55 @@ Accumulation classify_accumulation(const leir::Stmt& s) {
   return acc;
 }
 
+// The value op of a binary operator and of a function call (every one has its own).
+ValueOp value_op(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return ValueOp::kAdd;
+    case BinaryOp::kSub:
+      return ValueOp::kSub;
+    case BinaryOp::kMul:
+      return ValueOp::kMul;
+    case BinaryOp::kDiv:
+      return ValueOp::kDiv;
+    case BinaryOp::kFloorDiv:
+      return ValueOp::kFloorDiv;
+    case BinaryOp::kMod:
+      return ValueOp::kMod;
+    case BinaryOp::kPow:
+      return ValueOp::kPow;
+    case BinaryOp::kAnd:
+      return ValueOp::kAnd;
+    case BinaryOp::kOr:
+      return ValueOp::kOr;
+  }
+  STEPTP_CHECK(false, "no value op for this operator");
+  return ValueOp::kConst;
+}
+
+ValueOp value_op(Function f) {
+  switch (f) {
+    case Function::kMax:
+      return ValueOp::kMax;
+    case Function::kMin:
+      return ValueOp::kMin;
+    case Function::kExp:
+      return ValueOp::kExp;
+    case Function::kLog:
+      return ValueOp::kLog;
+    case Function::kSqrt:
+      return ValueOp::kSqrt;
+    case Function::kAbs:
+      return ValueOp::kAbs;
+    case Function::kErf:
+      return ValueOp::kErf;
+    case Function::kIfThenElse:
+      return ValueOp::kSelect;
+  }
+  STEPTP_CHECK(false, "no value op for this operator");
+  return ValueOp::kConst;
+}
+
 class Compiler {
  public:
   Compiler(CompiledProgram& cp) : cp_(cp) {}
@@ -357,35 +406,7 @@ class Compiler {
         break;
       }
       case ExprKind::kBinary: {
-        switch (e->binary_op()) {
-          case BinaryOp::kAdd:
-            n.op = ValueOp::kAdd;
-            break;
-          case BinaryOp::kSub:
-            n.op = ValueOp::kSub;
-            break;
-          case BinaryOp::kMul:
-            n.op = ValueOp::kMul;
-            break;
-          case BinaryOp::kDiv:
-            n.op = ValueOp::kDiv;
-            break;
-          case BinaryOp::kFloorDiv:
-            n.op = ValueOp::kFloorDiv;
-            break;
-          case BinaryOp::kMod:
-            n.op = ValueOp::kMod;
-            break;
-          case BinaryOp::kPow:
-            n.op = ValueOp::kPow;
-            break;
-          case BinaryOp::kAnd:
-            n.op = ValueOp::kAnd;
-            break;
-          case BinaryOp::kOr:
-            n.op = ValueOp::kOr;
-            break;
-        }
+        n.op = value_op(e->binary_op());
         int a = -1, b = -1;
         STEPTP_TRY(compile_value(e->lhs(), a));
         STEPTP_TRY(compile_value(e->rhs(), b));
@@ -404,32 +425,7 @@ class Compiler {
           return ill_formed(where() + ": malformed comparison chain");
         break;
       case ExprKind::kCall: {
-        switch (e->function()) {
-          case Function::kMax:
-            n.op = ValueOp::kMax;
-            break;
-          case Function::kMin:
-            n.op = ValueOp::kMin;
-            break;
-          case Function::kExp:
-            n.op = ValueOp::kExp;
-            break;
-          case Function::kLog:
-            n.op = ValueOp::kLog;
-            break;
-          case Function::kSqrt:
-            n.op = ValueOp::kSqrt;
-            break;
-          case Function::kAbs:
-            n.op = ValueOp::kAbs;
-            break;
-          case Function::kErf:
-            n.op = ValueOp::kErf;
-            break;
-          case Function::kIfThenElse:
-            n.op = ValueOp::kSelect;
-            break;
-        }
+        n.op = value_op(e->function());
         if (static_cast<int>(e->args().size()) != leir::function_arity(e->function()))
           return ill_formed(fmt::format("{}: {} takes {} arguments, not {}", where(),
                                         leir::function_name(e->function()),

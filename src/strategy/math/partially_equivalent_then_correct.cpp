@@ -163,6 +163,22 @@ struct PadSite {
   bool keep_pad = false;   // E is read elsewhere or is a program output
 };
 
+// How often statements after block `from` read `tensor` (in values and in subscripts).
+size_t reads_after(const leir::Program& p, size_t from, const std::string& tensor) {
+  size_t reads = 0;
+  std::vector<leir::Block> rest(p.blocks.begin() + long(from) + 1, p.blocks.end());
+  leir::for_each_stmt(rest, [&](const leir::Stmt& st, const leir::StmtContext&) {
+    leir::for_each_expr(st.rhs, [&](const ExprRef& e) {
+      reads += e->kind() == ExprKind::kAccess && e->name() == tensor ? 1 : 0;
+    });
+    for (const ExprRef& i : st.lhs->indices())
+      leir::for_each_expr(i, [&](const ExprRef& e) {
+        reads += e->kind() == ExprKind::kAccess && e->name() == tensor ? 1 : 0;
+      });
+  });
+  return reads;
+}
+
 class PartiallyEquivalentThenCorrect final : public ResolvedStrategy<PadSite> {
  public:
   std::string_view name() const override { return "partially_equivalent_then_correct"; }
@@ -278,6 +294,57 @@ class PartiallyEquivalentThenCorrect final : public ResolvedStrategy<PadSite> {
     return std::string(name()) + "." + std::string(reason);
   }
 
+  // Preconditions 4.–5.: the interior [lo, hi) of every guarded output axis, into m.axes.
+  Check resolve_axes(const leir::Block& conv, PadSite& m) const {
+    const auto& pad_idx = m.pad_stmt.lhs->indices();
+    for (const ExprRef& cmp : guard_terms(m.guard)) {
+      const std::string& v = cmp->operands()[1]->name();
+      int64_t g_lo = int64_t(cmp->operands()[0]->number_value());
+      int64_t g_hi = int64_t(cmp->operands()[2]->number_value());
+      size_t k = 0;
+      while (pad_idx[k]->name() != v) ++k;
+      std::optional<Affine> a = affine(m.read->indices()[k]);
+      std::optional<size_t> out_loop;
+      int64_t lo_sum = a ? a->constant : 0, hi_sum = lo_sum, stride = 0;
+      bool ok = a.has_value();
+      for (const auto& [var, c] : a ? a->terms : std::vector<std::pair<std::string, int64_t>>{}) {
+        std::optional<size_t> pos = surgery::find_loop(conv, var);
+        if (!pos || c == 0) {
+          ok = ok && pos.has_value();
+          continue;
+        }
+        if (*pos < m.n_out) {
+          ok = ok && !out_loop && c > 0;
+          out_loop = pos;
+          stride = c;
+        } else {
+          int64_t span = c * (conv.loops[*pos].extent - 1);
+          (span < 0 ? lo_sum : hi_sum) += span;
+        }
+      }
+      bool reused = std::any_of(m.axes.begin(), m.axes.end(),
+                                [&](const Axis& x) { return out_loop && x.loop == *out_loop; });
+      if (!ok || !out_loop || reused)
+        return infeasible(code("irregular_read"),
+                          "the read {} of {} along padded axis '{}' is not one output loop "
+                          "variable plus reduction variables",
+                          leir::print(m.read->indices()[k]), m.read->name(), v);
+      // Interior: stride·o + lo_sum >= g_lo and stride·o + hi_sum <= g_hi-1.
+      int64_t n = conv.loops[*out_loop].extent;
+      auto ceil_div = [](int64_t x, int64_t d) { return x >= 0 ? (x + d - 1) / d : -((-x) / d); };
+      auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
+      int64_t lo = std::clamp<int64_t>(ceil_div(g_lo - lo_sum, stride), 0, n);
+      int64_t hi = std::clamp<int64_t>(floor_div(g_hi - 1 - hi_sum, stride) + 1, 0, n);
+      if (hi <= lo)
+        return infeasible(code("no_interior"),
+                          "every output '{}' of block {} reads the padding of {} along '{}' "
+                          "(guard {}<={}<{})",
+                          conv.loops[*out_loop].var, m.conv, m.read->name(), v, g_lo, v, g_hi);
+      m.axes.push_back(Axis{*out_loop, lo, hi});
+    }
+    return feasible();
+  }
+
   Outcome<PadSite> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     Outcome<BlockPath> path = s.block();
@@ -368,52 +435,7 @@ class PartiallyEquivalentThenCorrect final : public ResolvedStrategy<PadSite> {
                         "written between blocks {} and {}",
                         e_name, m.pad, a_name, m.pad, m.conv);
     // 4.–5. Each guarded read index: one output variable plus reduction variables.
-    const auto& pad_idx = m.pad_stmt.lhs->indices();
-    for (const ExprRef& cmp : guard_terms(m.guard)) {
-      const std::string& v = cmp->operands()[1]->name();
-      int64_t g_lo = int64_t(cmp->operands()[0]->number_value());
-      int64_t g_hi = int64_t(cmp->operands()[2]->number_value());
-      size_t k = 0;
-      while (pad_idx[k]->name() != v) ++k;
-      std::optional<Affine> a = affine(m.read->indices()[k]);
-      std::optional<size_t> out_loop;
-      int64_t lo_sum = a ? a->constant : 0, hi_sum = lo_sum, stride = 0;
-      bool ok = a.has_value();
-      for (const auto& [var, c] : a ? a->terms : std::vector<std::pair<std::string, int64_t>>{}) {
-        std::optional<size_t> pos = surgery::find_loop(conv, var);
-        if (!pos || c == 0) {
-          ok = ok && pos.has_value();
-          continue;
-        }
-        if (*pos < m.n_out) {
-          ok = ok && !out_loop && c > 0;
-          out_loop = pos;
-          stride = c;
-        } else {
-          int64_t span = c * (conv.loops[*pos].extent - 1);
-          (span < 0 ? lo_sum : hi_sum) += span;
-        }
-      }
-      bool reused = std::any_of(m.axes.begin(), m.axes.end(),
-                                [&](const Axis& x) { return out_loop && x.loop == *out_loop; });
-      if (!ok || !out_loop || reused)
-        return infeasible(code("irregular_read"),
-                          "the read {} of {} along padded axis '{}' is not one output loop "
-                          "variable plus reduction variables",
-                          leir::print(m.read->indices()[k]), e_name, v);
-      // Interior: stride·o + lo_sum >= g_lo and stride·o + hi_sum <= g_hi-1.
-      int64_t n = conv.loops[*out_loop].extent;
-      auto ceil_div = [](int64_t x, int64_t d) { return x >= 0 ? (x + d - 1) / d : -((-x) / d); };
-      auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
-      int64_t lo = std::clamp<int64_t>(ceil_div(g_lo - lo_sum, stride), 0, n);
-      int64_t hi = std::clamp<int64_t>(floor_div(g_hi - 1 - hi_sum, stride) + 1, 0, n);
-      if (hi <= lo)
-        return infeasible(code("no_interior"),
-                          "every output '{}' of block {} reads the padding of {} along '{}' "
-                          "(guard {}<={}<{})",
-                          conv.loops[*out_loop].var, m.conv, e_name, v, g_lo, v, g_hi);
-      m.axes.push_back(Axis{*out_loop, lo, hi});
-    }
+    STEPTP_TRY(resolve_axes(conv, m));
     std::sort(m.axes.begin(), m.axes.end(),
               [](const Axis& x, const Axis& y) { return x.loop < y.loop; });
     if (std::all_of(m.axes.begin(), m.axes.end(),
@@ -423,18 +445,7 @@ class PartiallyEquivalentThenCorrect final : public ResolvedStrategy<PadSite> {
                         "to correct",
                         m.conv, e_name);
     // E stays when anything besides the conv reads it.
-    size_t other_reads = 0;
-    std::vector<leir::Block> rest(p.blocks.begin() + long(m.pad) + 1, p.blocks.end());
-    leir::for_each_stmt(rest, [&](const leir::Stmt& st, const leir::StmtContext&) {
-      leir::for_each_expr(st.rhs, [&](const ExprRef& e) {
-        other_reads += e->kind() == ExprKind::kAccess && e->name() == e_name ? 1 : 0;
-      });
-      for (const ExprRef& i : st.lhs->indices())
-        leir::for_each_expr(i, [&](const ExprRef& e) {
-          other_reads += e->kind() == ExprKind::kAccess && e->name() == e_name ? 1 : 0;
-        });
-    });
-    m.keep_pad = other_reads != 1;
+    m.keep_pad = reads_after(p, m.pad, e_name) != 1;
     return m;
   }
 
