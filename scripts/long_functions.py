@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""long_functions.py — lists the functions of src/ longer than N lines (default 120).
+"""long_functions.py — lists the functions of src/ longer than N lines (default 120), and with
+--max-file M the source files longer than M lines.
 
 A function is a brace-delimited body whose header (the text since the previous `;`, `{` or `}`)
 has a parameter list and which is not inside another function: free functions, member functions
@@ -8,8 +9,9 @@ header to the closing brace. Comments, string and character literals and preproc
 blanked first, so braces inside them do not count. The layout is clang-format's (the style gate
 enforces it), which this brace matching relies on for nothing but line numbers.
 
-Usage: long_functions.py [--max N] [--skip FILE]... [PATH...]   (default PATH: src/)
-Exit 1 when a function is longer than N lines, listing each as `file:line: name (L lines)`.
+Usage: long_functions.py [--max N] [--max-file M] [--skip FILE]... [PATH...]   (default: src/)
+Exit 1 when a function is longer than N lines (listed as `file:line: name (L lines)`) or a file
+longer than M lines (`file: L lines`).
 """
 import argparse
 import os
@@ -115,6 +117,7 @@ def functions(text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--max", type=int, default=120)
+    ap.add_argument("--max-file", type=int, default=0, help="most lines of a file (0: no limit)")
     ap.add_argument("--skip", action="append", default=[], help="a file to leave out")
     ap.add_argument("paths", nargs="*")
     args = ap.parse_args()
@@ -133,13 +136,17 @@ def main():
             continue
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
+        lines = text.count("\n")
+        if args.max_file and lines > args.max_file:
+            long.append(f"{os.path.relpath(path, root)}: {lines} lines")
         for start, end, name in functions(text):
             if end - start + 1 > args.max:
                 long.append(f"{os.path.relpath(path, root)}:{start}: {name} ({end - start + 1} lines)")
     for line in long:
         print(line)
     if long:
-        print(f"long_functions: {len(long)} function(s) over {args.max} lines")
+        print(f"long_functions: {len(long)} function(s) over {args.max} lines or file(s) over "
+              f"{args.max_file or 'any'} lines")
         return 1
     print(f"long_functions: no function over {args.max} lines in {len(files)} files")
     return 0
