@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "strategy/strategy.h"
 
@@ -34,6 +35,17 @@ class ResolvedStrategy : public Strategy {
   }
 
  protected:
+  // One site per top-level block, those that resolve: for a strategy whose only parameter is
+  // the block.
+  std::vector<Site> top_level_sites(const leir::Program& p) const {
+    std::vector<Site> out;
+    for (size_t i = 0; i < p.blocks.size(); ++i) {
+      Site s = Site(std::string(name())).set_block(BlockPath{i, {}});
+      if (resolve(p, s).ok()) out.push_back(s);
+    }
+    return out;
+  }
+
   // The site's parameters checked against `p` (every numbered precondition), or why not.
   virtual Outcome<Resolved> resolve(const leir::Program& p, const Site& s) const = 0;
   // The rewritten program for a resolved site. Pure and deterministic.

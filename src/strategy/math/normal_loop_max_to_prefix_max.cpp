@@ -40,14 +40,7 @@ class NormalLoopMaxToPrefixMax final : public ResolvedStrategy<MaxSite> {
     return "turn a max reduction into a running (prefix) max along its reduction loop";
   }
 
-  std::vector<Site> sites(const leir::Program& p) const override {
-    std::vector<Site> out;
-    for (size_t i = 0; i < p.blocks.size(); ++i) {
-      Site s = Site(std::string(name())).set_block(BlockPath{i, {}});
-      if (resolve(p, s).ok()) out.push_back(s);
-    }
-    return out;
-  }
+  std::vector<Site> sites(const leir::Program& p) const override { return top_level_sites(p); }
 
   Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
                                  const MaxSite& m) const override {

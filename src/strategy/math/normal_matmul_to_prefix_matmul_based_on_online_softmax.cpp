@@ -50,14 +50,7 @@ class NormalMatmulToPrefixMatmul final : public ResolvedStrategy<PrefixMatmulSit
            "pass";
   }
 
-  std::vector<Site> sites(const leir::Program& p) const override {
-    std::vector<Site> out;
-    for (size_t i = 0; i < p.blocks.size(); ++i) {
-      Site s = Site(std::string(name())).set_block(BlockPath{i, {}});
-      if (resolve(p, s).ok()) out.push_back(s);
-    }
-    return out;
-  }
+  std::vector<Site> sites(const leir::Program& p) const override { return top_level_sites(p); }
 
   Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
                                  const PrefixMatmulSite& m) const override {

@@ -33,14 +33,7 @@ class OnlineSoftmax final : public ResolvedStrategy<online::SoftmaxPair> {
     return "compute softmax's max and normaliser in one online pass read by the normalising block";
   }
 
-  std::vector<Site> sites(const leir::Program& p) const override {
-    std::vector<Site> out;
-    for (size_t i = 0; i < p.blocks.size(); ++i) {
-      Site s = Site(std::string(name())).set_block(BlockPath{i, {}});
-      if (resolve(p, s).ok()) out.push_back(s);
-    }
-    return out;
-  }
+  std::vector<Site> sites(const leir::Program& p) const override { return top_level_sites(p); }
 
   Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
                                  const online::SoftmaxPair& m) const override {
