@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 #include "leir/visit.h"
 
@@ -115,6 +116,83 @@ std::optional<Accumulation> match_accumulation(const Stmt& s) {
        rhs->binary_op() == BinaryOp::kMod) &&
       is_self(rhs->rhs(), s.lhs) && !mentions_tensor(rhs->lhs(), x))
     return Accumulation{AccumulateOp::kDivideBy};
+  return std::nullopt;
+}
+
+namespace {
+
+// Terms of an n-ary +/- chain with their signs, and factors of an n-ary * chain.
+void flatten_sum(const ExprRef& e, bool positive, std::vector<std::pair<ExprRef, bool>>& out) {
+  if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kAdd) {
+    flatten_sum(e->lhs(), positive, out);
+    flatten_sum(e->rhs(), positive, out);
+  } else if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kSub) {
+    flatten_sum(e->lhs(), positive, out);
+    flatten_sum(e->rhs(), !positive, out);
+  } else {
+    out.emplace_back(e, positive);
+  }
+}
+
+void flatten_product(const ExprRef& e, std::vector<ExprRef>& out) {
+  if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kMul) {
+    flatten_product(e->lhs(), out);
+    flatten_product(e->rhs(), out);
+  } else {
+    out.push_back(e);
+  }
+}
+
+}  // namespace
+
+std::optional<SelfRead> accumulation_self_read(const Stmt& s) {
+  const ExprRef& r = s.rhs;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  switch (r->kind()) {
+    case ExprKind::kBinary:
+      switch (r->binary_op()) {
+        case BinaryOp::kAdd:
+        case BinaryOp::kSub: {
+          std::vector<std::pair<ExprRef, bool>> terms;
+          flatten_sum(r, true, terms);
+          for (const auto& [t, positive] : terms)
+            if (positive && is_self(t, s.lhs)) return SelfRead{t.get(), 0.0};
+          return std::nullopt;
+        }
+        case BinaryOp::kMul: {
+          std::vector<ExprRef> factors;
+          flatten_product(r, factors);
+          for (const ExprRef& f : factors)
+            if (is_self(f, s.lhs)) return SelfRead{f.get(), 1.0};
+          return std::nullopt;
+        }
+        case BinaryOp::kDiv:
+        case BinaryOp::kFloorDiv:
+        case BinaryOp::kMod:
+          if (is_self(r->rhs(), s.lhs)) return SelfRead{r->rhs().get(), 1.0};
+          return std::nullopt;
+        case BinaryOp::kPow:
+        case BinaryOp::kAnd:
+        case BinaryOp::kOr:
+          return std::nullopt;
+      }
+      return std::nullopt;
+    case ExprKind::kCall:
+      if ((r->function() == Function::kMax || r->function() == Function::kMin) &&
+          r->args().size() == 2) {
+        double identity = r->function() == Function::kMax ? -kInf : kInf;
+        for (const ExprRef& a : r->args())
+          if (is_self(a, s.lhs)) return SelfRead{a.get(), identity};
+      }
+      return std::nullopt;
+    case ExprKind::kNumber:
+    case ExprKind::kInf:
+    case ExprKind::kIndexVar:
+    case ExprKind::kAccess:
+    case ExprKind::kNeg:
+    case ExprKind::kCompare:
+      return std::nullopt;
+  }
   return std::nullopt;
 }
 

@@ -34,6 +34,17 @@ struct Accumulation {
 };
 std::optional<Accumulation> match_accumulation(const leir::Stmt& s);
 
+// The identity rule of the semantics of record (leir_spec §2.3): on the first write of an element,
+// the statement's self-read sees the identity of its accumulation instead of garbage. The rule is
+// wider than match_accumulation: any positive term of an n-ary +/- chain, any factor of a * chain,
+// either argument of max/min, and the trailing divisor of / // %. The interpreter, the C and CUDA
+// backends all take it from here so that they seed the same read with the same value.
+struct SelfRead {
+  const leir::Expr* read = nullptr;  // the node of the RHS that reads the LHS element
+  double identity = 0.0;             // 0 for + -, 1 for * / // %, -inf for max, +inf for min
+};
+std::optional<SelfRead> accumulation_self_read(const leir::Stmt& s);
+
 // One tensor reference inside a block.
 struct Access {
   const leir::Stmt* stmt = nullptr;  // the statement it occurs in

@@ -28,24 +28,107 @@ bool is_leir_file(const std::string& spec) {
   return spec == "-" || (spec.size() > 5 && spec.compare(spec.size() - 5, 5, ".leir") == 0);
 }
 
+struct BenchFlags {
+  std::string spec;
+  int threads = 1;
+  int repeats = 10;
+  int warmup = 2;
+  bool json = false;
+  bool vs_torch = false;
+  std::string shapes = "default";
+  std::string workloads_dir;  // empty: cli/bundled_data.h finds it
+  std::string torch_script;
+  std::string python = "/usr/bin/python3";
+  int64_t max_work = 0;
+  int64_t max_memory_gib = codegen::CEngineOptions{}.memory_budget_bytes >> 30;
+};
+
+// The program to time: a .leir file as it is, anything else through search::load_problem.
+// nullopt after saying why on stderr.
+std::optional<search::Problem> load_bench_problem(const BenchFlags& flags) {
+  const std::string& spec = flags.spec;
+  search::Problem problem;
+  if (is_leir_file(spec)) {
+    if (flags.vs_torch) {
+      std::cerr << spec
+                << ": --vs-torch needs a catalog workload or a graph .json (a .leir "
+                   "file has no PyTorch model)\n";
+      return std::nullopt;
+    }
+    auto program = load_program(spec);
+    if (!program) return std::nullopt;
+    problem.name = spec;
+    problem.program = std::move(*program);
+  } else {
+    Result<search::Problem> loaded = search::load_problem(
+        spec, flags.workloads_dir,
+        flags.shapes == "small" ? search::ShapeChoice::kSmall : search::ShapeChoice::kDefault, 0);
+    if (!loaded.ok()) {
+      std::cerr << spec << ": " << loaded.error().render() << "\n";
+      return std::nullopt;
+    }
+    problem = std::move(loaded).value();
+  }
+  return problem;
+}
+
+// The timing (and PyTorch's, when there is one) as JSON or as two lines of text.
+void print_bench(const BenchFlags& flags, const search::Problem& problem, int64_t work,
+                 const codegen::Timing& timing, bool cache_hit,
+                 const std::optional<search::TorchBaseline>& torch,
+                 const std::string& torch_error) {
+  const std::string& spec = flags.spec;
+  if (flags.json) {
+    nlohmann::json j = {{"input", spec},
+                        {"workload", problem.name},
+                        {"instance", problem.instance},
+                        {"dtype", problem.dtype},
+                        {"static_work", work},
+                        {"engine", "c"},
+                        {"threads", timing.threads},
+                        {"warmup", timing.warmup},
+                        {"repeats", timing.repeats},
+                        {"median_ms", timing.median_ms},
+                        {"min_ms", timing.min_ms},
+                        {"max_ms", timing.max_ms},
+                        {"q1_ms", timing.q1_ms},
+                        {"q3_ms", timing.q3_ms},
+                        {"iqr_ms", timing.iqr_ms},
+                        {"samples_ms", timing.samples_ms},
+                        {"cache_hit", cache_hit}};
+    if (problem.shape_overrides.size())
+      j["shapes"] = nlohmann::json::parse(problem.shape_overrides, nullptr, false);
+    if (torch) {
+      nlohmann::json blas = nlohmann::json::parse(torch->blas, nullptr, false);
+      j["torch"] = {{"median_ms", torch->median_ms},
+                    {"threads", torch->threads},
+                    {"blas", blas.is_discarded() ? nlohmann::json(torch->blas) : blas}};
+      j["ratio_c_over_torch"] = torch->median_ms > 0 ? timing.median_ms / torch->median_ms : 0.0;
+    }
+    if (!torch_error.empty()) j["torch_error"] = torch_error;
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format(
+      "{}: naive compiled C, {} thread(s): median {:.3f} ms (min {:.3f}, max {:.3f}, IQR {:.3f}) "
+      "over {} runs after {} warm-up\n",
+      problem.name, timing.threads, timing.median_ms, timing.min_ms, timing.max_ms, timing.iqr_ms,
+      timing.repeats, timing.warmup);
+  if (torch) {
+    double ratio = torch->median_ms > 0 ? timing.median_ms / torch->median_ms : 0.0;
+    std::cout << fmt::format(
+        "{}: PyTorch eager {}, {} thread(s): median {:.3f} ms\n"
+        "ratio naive C / PyTorch = {:.2f} ({})\n",
+        problem.name, problem.dtype, torch->threads, torch->median_ms, ratio,
+        ratio >= 1 ? fmt::format("naive C is {:.2f}x slower", ratio)
+                   : fmt::format("naive C is {:.2f}x faster", 1 / ratio));
+  }
+}
+
 }  // namespace
 
 void setup_bench_command(CLI::App& app, CommandContext& ctx) {
-  struct Flags {
-    std::string spec;
-    int threads = 1;
-    int repeats = 10;
-    int warmup = 2;
-    bool json = false;
-    bool vs_torch = false;
-    std::string shapes = "default";
-    std::string workloads_dir;  // empty: cli/bundled_data.h finds it
-    std::string torch_script;
-    std::string python = "/usr/bin/python3";
-    int64_t max_work = 0;
-    int64_t max_memory_gib = codegen::CEngineOptions{}.memory_budget_bytes >> 30;
-  };
-  auto flags = std::make_shared<Flags>();
+  auto flags = std::make_shared<BenchFlags>();
   CLI::App* cmd = app.add_subcommand(
       "bench",
       "Time the naive compiled C of a program or catalog workload (median of repeated "
@@ -79,35 +162,12 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
     const std::string& spec = flags->spec;
     flags->workloads_dir = catalog_dir(flags->workloads_dir);
     flags->torch_script = bundled_file(flags->torch_script, "python/torch_baseline.py");
-    search::Problem problem;
-    if (is_leir_file(spec)) {
-      if (flags->vs_torch) {
-        std::cerr << spec
-                  << ": --vs-torch needs a catalog workload or a graph .json (a .leir "
-                     "file has no PyTorch model)\n";
-        ctx.exit_code = kExitBadInput;
-        return;
-      }
-      auto program = load_program(spec);
-      if (!program) {
-        ctx.exit_code = kExitBadInput;
-        return;
-      }
-      problem.name = spec;
-      problem.program = std::move(*program);
-    } else {
-      Result<search::Problem> loaded = search::load_problem(
-          spec, flags->workloads_dir,
-          flags->shapes == "small" ? search::ShapeChoice::kSmall : search::ShapeChoice::kDefault,
-          0);
-      if (!loaded.ok()) {
-        std::cerr << spec << ": " << loaded.error().render() << "\n";
-        ctx.exit_code = kExitBadInput;
-        return;
-      }
-      problem = std::move(loaded).value();
+    std::optional<search::Problem> loaded = load_bench_problem(*flags);
+    if (!loaded) {
+      ctx.exit_code = kExitBadInput;
+      return;
     }
-
+    const search::Problem& problem = *loaded;
     int64_t work = codegen::static_work(problem.program);
     if (flags->max_work > 0 && work > flags->max_work) {
       if (flags->json)
@@ -166,51 +226,7 @@ void setup_bench_command(CLI::App& app, CommandContext& ctx) {
       }
     }
 
-    if (flags->json) {
-      nlohmann::json j = {{"input", spec},
-                          {"workload", problem.name},
-                          {"instance", problem.instance},
-                          {"dtype", problem.dtype},
-                          {"static_work", work},
-                          {"engine", "c"},
-                          {"threads", timing.threads},
-                          {"warmup", timing.warmup},
-                          {"repeats", timing.repeats},
-                          {"median_ms", timing.median_ms},
-                          {"min_ms", timing.min_ms},
-                          {"max_ms", timing.max_ms},
-                          {"q1_ms", timing.q1_ms},
-                          {"q3_ms", timing.q3_ms},
-                          {"iqr_ms", timing.iqr_ms},
-                          {"samples_ms", timing.samples_ms},
-                          {"cache_hit", kernel->cache_hit()}};
-      if (problem.shape_overrides.size())
-        j["shapes"] = nlohmann::json::parse(problem.shape_overrides, nullptr, false);
-      if (torch) {
-        nlohmann::json blas = nlohmann::json::parse(torch->blas, nullptr, false);
-        j["torch"] = {{"median_ms", torch->median_ms},
-                      {"threads", torch->threads},
-                      {"blas", blas.is_discarded() ? nlohmann::json(torch->blas) : blas}};
-        j["ratio_c_over_torch"] = torch->median_ms > 0 ? timing.median_ms / torch->median_ms : 0.0;
-      }
-      if (!torch_error.empty()) j["torch_error"] = torch_error;
-      std::cout << j.dump(2) << "\n";
-      return;
-    }
-    std::cout << fmt::format(
-        "{}: naive compiled C, {} thread(s): median {:.3f} ms (min {:.3f}, max {:.3f}, IQR {:.3f}) "
-        "over {} runs after {} warm-up\n",
-        problem.name, timing.threads, timing.median_ms, timing.min_ms, timing.max_ms, timing.iqr_ms,
-        timing.repeats, timing.warmup);
-    if (torch) {
-      double ratio = torch->median_ms > 0 ? timing.median_ms / torch->median_ms : 0.0;
-      std::cout << fmt::format(
-          "{}: PyTorch eager {}, {} thread(s): median {:.3f} ms\n"
-          "ratio naive C / PyTorch = {:.2f} ({})\n",
-          problem.name, problem.dtype, torch->threads, torch->median_ms, ratio,
-          ratio >= 1 ? fmt::format("naive C is {:.2f}x slower", ratio)
-                     : fmt::format("naive C is {:.2f}x faster", 1 / ratio));
-    }
+    print_bench(*flags, problem, work, timing, kernel->cache_hit(), torch, torch_error);
   });
 }
 

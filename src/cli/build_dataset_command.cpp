@@ -44,6 +44,20 @@ void print_shard_summary(const dataset::ShardSummary& s, const std::string& out_
       st.candidates, st.verified, s.wall_seconds, out_dir, dataset::kShardManifest);
 }
 
+// --tokenizer and --max-tokens: how samples are counted and the budget they must fit.
+void add_token_flags(CLI::App* cmd, dataset::BuildOptions& o) {
+  cmd->add_option(
+         "--tokenizer", o.tokenizer_path,
+         "Hugging Face tokenizer.json counting each sample's tokens (Qwen3 chat template); "
+         "without it, the bytes / 4 estimate")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--max-tokens", o.max_tokens,
+                  "Longest sample written, in tokens (the trainer's max length): longer multi "
+                  "samples lose their least informative labels, others are dropped")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+}
+
 }  // namespace
 
 void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
@@ -118,16 +132,7 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
                   "Most labels in one multi-answer sample")
       ->capture_default_str()
       ->check(CLI::Range(2, 64));
-  cmd->add_option(
-         "--tokenizer", o.tokenizer_path,
-         "Hugging Face tokenizer.json counting each sample's tokens (Qwen3 chat template); "
-         "without it, the bytes / 4 estimate")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--max-tokens", o.max_tokens,
-                  "Longest sample written, in tokens (the trainer's max length): longer multi "
-                  "samples lose their least informative labels, others are dropped")
-      ->capture_default_str()
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  add_token_flags(cmd, o);
   cmd->add_flag("--with-lowered", o.generate.with_lowered,
                 "Store C, CUDA and TIR text of each transformed program in the archive");
   cmd->add_option("--shard", flags->shard,
@@ -142,18 +147,9 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
     options.filter.seed = flags->seed;
     options.include_default_shapes = !flags->small_only;
     options.progress = !flags->quiet;
-    if (flags->verify_engine == "tvm") {
-      Result<std::shared_ptr<codegen::TvmEngine>> tvm = start_tvm_engine();
-      if (!tvm.ok()) {
-        std::cerr << "steptp build-dataset: " << tvm.error().render() << "\n";
-        ctx.exit_code = kExitBadInput;
-        return;
-      }
-      options.generate.tvm = [engine = *tvm](const leir::Program& p,
-                                             const std::vector<leir::TensorData>& inputs) {
-        return engine->run(p, inputs);
-      };
-    }
+    if (flags->verify_engine == "tvm" &&
+        !use_tvm_engine(options.generate.tvm, "build-dataset", ctx))
+      return;
     if (!flags->shard.empty()) {
       auto shard = dataset::parse_shard(flags->shard);
       if (shard && flags->report.recheck > 0)

@@ -18,21 +18,89 @@
 
 namespace steptp::cli {
 
+namespace {
+
+struct OptimizeFlags {
+  std::string spec;
+  std::string search = "beam";
+  std::string policy = "cost";
+  int budget = 20;
+  std::string shapes = "auto";
+  std::string verify_engine = "auto";
+  std::string backup = "max";
+  std::string out;
+  std::string constrained = "none";
+  bool json = false, quiet = false;
+  search::OptimizeOptions options;
+};
+
+// The options of --policy llm: the server, the model and how it is asked.
+void add_llm_options(CLI::App& cmd, OptimizeFlags& f) {
+  cmd.add_option("--endpoint", f.options.endpoint, "OpenAI-compatible server URL (--policy llm)");
+  cmd.add_option("--model", f.options.model, "Model name on that server (--policy llm)");
+  cmd.add_option("--transcript", f.options.llm.transcript,
+                 "Write every LLM request and response (latency, token usage) as JSONL");
+  cmd.add_option("--temperature", f.options.llm.temperature, "LLM sampling temperature")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 2.0));
+  cmd.add_option("--max-tokens", f.options.llm.max_tokens, "LLM completion token limit")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 24));
+  cmd.add_option("--timeout", f.options.llm.timeout_s, "LLM read timeout per request, seconds")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 1e6));
+  cmd.add_option("--retries", f.options.llm.retries,
+                 "LLM retries on refused connections, 429/5xx, "
+                 "timeouts (then the run fails)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100));
+  cmd.add_option("--constrained-decoding", f.constrained,
+                 "Ask the server for a bare JSON answer: none | json_schema (OpenAI, vLLM) | "
+                 "json_object (llama.cpp)")
+      ->check(CLI::IsMember({"none", "json_schema", "json_object"}));
+}
+
+// report.json, report.md and best.leir into `out`; false after saying why on stderr.
+bool write_report_files(const std::string& out, const search::OptimizeResult& r) {
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  namespace fs = std::filesystem;
+  if (ec || !write_file_atomic((fs::path(out) / "report.json").string(), r.json.dump(2) + "\n") ||
+      !write_file_atomic((fs::path(out) / "report.md").string(), r.markdown) ||
+      !write_file_atomic((fs::path(out) / "best.leir").string(), r.best_program)) {
+    if (ec) std::cerr << "steptp optimize: cannot create " << out << ": " << ec.message() << "\n";
+    return false;
+  }
+  return true;
+}
+
+// The result in a few lines: speedups, the step trace and the rejections by reason.
+void print_summary(const search::OptimizeResult& r) {
+  const nlohmann::json& j = r.json;
+  std::cout << fmt::format(
+      "{}: {} search, {} policy: best {:.2f}x over the naive C ({:.4f} -> "
+      "{:.4f} ms) after {} policy calls, {} candidates ({} accepted)\n",
+      j["workload"].get<std::string>(), j["search"].get<std::string>(),
+      j["policy"].get<std::string>(), r.speedup, j["baseline_ms"].get<double>(),
+      j["best"]["time_ms"].get<double>(), j["stats"]["policy_calls"].get<int>(),
+      j["stats"]["candidates"].get<int>(), j["stats"]["accepted"].get<int>());
+  if (j.contains("confirmation"))
+    std::cout << fmt::format("  re-measured alternately ({} rounds): {:.2f}x\n",
+                             j["confirmation"]["rounds"].get<int>(),
+                             j["confirmation"]["speedup"].get<double>());
+  if (j.contains("torch") && j["torch"].contains("median_ms"))
+    std::cout << fmt::format("  PyTorch eager: {:.4f} ms; best is {:.2f}x faster\n",
+                             j["torch"]["median_ms"].get<double>(),
+                             j["torch"]["speedup_of_best"].get<double>());
+  for (const auto& s : j["best"]["trace"]) std::cout << "  " << s.get<std::string>() << "\n";
+  for (const auto& [reason, count] : j["stats"]["failures"].items())
+    std::cout << fmt::format("  rejected ({}): {}\n", reason, count.get<int>());
+}
+
+}  // namespace
+
 void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
-  struct Flags {
-    std::string spec;
-    std::string search = "beam";
-    std::string policy = "cost";
-    int budget = 20;
-    std::string shapes = "auto";
-    std::string verify_engine = "auto";
-    std::string backup = "max";
-    std::string out;
-    std::string constrained = "none";
-    bool json = false, quiet = false;
-    search::OptimizeOptions options;
-  };
-  auto f = std::make_shared<Flags>();
+  auto f = std::make_shared<OptimizeFlags>();
   search::OptimizeOptions& o = f->options;
   CLI::App* cmd = app.add_subcommand(
       "optimize",
@@ -89,28 +157,7 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
                   "install, or $STEPTP_WORKLOADS_DIR)");
   cmd->add_flag("--torch", o.torch, "Also time PyTorch eager (python/torch_baseline.py)");
   cmd->add_option("--torch-script", o.torch_script, "Path of torch_baseline.py");
-  cmd->add_option("--endpoint", o.endpoint, "OpenAI-compatible server URL (--policy llm)");
-  cmd->add_option("--model", o.model, "Model name on that server (--policy llm)");
-  cmd->add_option("--transcript", o.llm.transcript,
-                  "Write every LLM request and response (latency, token usage) as JSONL");
-  cmd->add_option("--temperature", o.llm.temperature, "LLM sampling temperature")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 2.0));
-  cmd->add_option("--max-tokens", o.llm.max_tokens, "LLM completion token limit")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1 << 24));
-  cmd->add_option("--timeout", o.llm.timeout_s, "LLM read timeout per request, seconds")
-      ->capture_default_str()
-      ->check(CLI::Range(0.1, 1e6));
-  cmd->add_option("--retries", o.llm.retries,
-                  "LLM retries on refused connections, 429/5xx, "
-                  "timeouts (then the run fails)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 100));
-  cmd->add_option("--constrained-decoding", f->constrained,
-                  "Ask the server for a bare JSON answer: none | json_schema (OpenAI, vLLM) | "
-                  "json_object (llama.cpp)")
-      ->check(CLI::IsMember({"none", "json_schema", "json_object"}));
+  add_llm_options(*cmd, *f);
   cmd->add_flag("--json", f->json, "Print the JSON report");
   cmd->add_flag("--quiet", f->quiet, "No progress lines on stderr");
   cmd->add_option("--out", f->out, "Write report.json, report.md and best.leir into DIR");
@@ -135,18 +182,9 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
         {"tvm", search::VerifyEngineChoice::kTvm}};
     o.shapes = kShapes.at(f->shapes);
     o.verify_engine = kEngines.at(f->verify_engine);
-    if (o.verify_engine == search::VerifyEngineChoice::kTvm) {
-      Result<std::shared_ptr<codegen::TvmEngine>> tvm = start_tvm_engine();
-      if (!tvm.ok()) {
-        std::cerr << "steptp optimize: " << tvm.error().render() << "\n";
-        ctx.exit_code = kExitBadInput;
-        return;
-      }
-      o.tvm_engine = [engine = *tvm](const leir::Program& p,
-                                     const std::vector<leir::TensorData>& inputs) {
-        return engine->run(p, inputs);
-      };
-    }
+    if (o.verify_engine == search::VerifyEngineChoice::kTvm &&
+        !use_tvm_engine(o.tvm_engine, "optimize", ctx))
+      return;
     o.progress = !f->quiet;
     auto format = llm::response_format(f->constrained, llm::registered_strategy_names());
     if (!format.ok()) {
@@ -170,43 +208,15 @@ void setup_optimize_command(CLI::App& app, CommandContext& ctx) {
       ctx.exit_code = kExitBadInput;
       return;
     }
-    if (!f->out.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(f->out, ec);
-      namespace fs = std::filesystem;
-      if (ec ||
-          !write_file_atomic((fs::path(f->out) / "report.json").string(), r->json.dump(2) + "\n") ||
-          !write_file_atomic((fs::path(f->out) / "report.md").string(), r->markdown) ||
-          !write_file_atomic((fs::path(f->out) / "best.leir").string(), r->best_program)) {
-        if (ec)
-          std::cerr << "steptp optimize: cannot create " << f->out << ": " << ec.message() << "\n";
-        ctx.exit_code = kExitBadInput;
-        return;
-      }
+    if (!f->out.empty() && !write_report_files(f->out, *r)) {
+      ctx.exit_code = kExitBadInput;
+      return;
     }
     if (f->json) {
       std::cout << r->json.dump(2) << "\n";
       return;
     }
-    const nlohmann::json& j = r->json;
-    std::cout << fmt::format(
-        "{}: {} search, {} policy: best {:.2f}x over the naive C ({:.4f} -> "
-        "{:.4f} ms) after {} policy calls, {} candidates ({} accepted)\n",
-        j["workload"].get<std::string>(), j["search"].get<std::string>(),
-        j["policy"].get<std::string>(), r->speedup, j["baseline_ms"].get<double>(),
-        j["best"]["time_ms"].get<double>(), j["stats"]["policy_calls"].get<int>(),
-        j["stats"]["candidates"].get<int>(), j["stats"]["accepted"].get<int>());
-    if (j.contains("confirmation"))
-      std::cout << fmt::format("  re-measured alternately ({} rounds): {:.2f}x\n",
-                               j["confirmation"]["rounds"].get<int>(),
-                               j["confirmation"]["speedup"].get<double>());
-    if (j.contains("torch") && j["torch"].contains("median_ms"))
-      std::cout << fmt::format("  PyTorch eager: {:.4f} ms; best is {:.2f}x faster\n",
-                               j["torch"]["median_ms"].get<double>(),
-                               j["torch"]["speedup_of_best"].get<double>());
-    for (const auto& s : j["best"]["trace"]) std::cout << "  " << s.get<std::string>() << "\n";
-    for (const auto& [reason, count] : j["stats"]["failures"].items())
-      std::cout << fmt::format("  rejected ({}): {}\n", reason, count.get<int>());
+    print_summary(*r);
   });
 }
 

@@ -59,7 +59,10 @@ std::string markdown() {
 1. One file `src/strategy/<graph|loop|memory|math>/<name>.cpp` in the shape of
    `src/strategy/loop/loop_unrolling.cpp`: a file comment with a before/after pair and numbered
    preconditions; a `final` class implementing `strategy::Strategy` (`strategy/strategy.h`) in an
-   anonymous namespace; a factory `make_<name>()`.
+   anonymous namespace; a factory `make_<name>()`. A strategy whose legality check finds what the
+   rewrite needs (the matched statement, a plan) derives from `strategy::ResolvedStrategy<R>`
+   (`strategy/resolved_strategy.h`) instead and writes `resolve`, `rewrite` and `describe`:
+   `check`, `apply` and `explain` then share one skeleton.
 2. `sites(p)` lists candidate `Site`s in a deterministic order (`Site(name).set_block(path)
    .set("loop", var).set_int("factor", 8)`); it may over-approximate, `check` decides.
 3. `check(p, s)` never throws for a step that does not apply: it returns

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 
 #include "cli/bundled_data.h"
 
@@ -20,6 +21,19 @@ Result<std::shared_ptr<codegen::TvmEngine>> start_tvm_engine() {
     options.python = "python3";
   }
   return codegen::TvmEngine::start(std::move(options));
+}
+
+bool use_tvm_engine(verify::EngineFn& engine, std::string_view command, CommandContext& ctx) {
+  Result<std::shared_ptr<codegen::TvmEngine>> tvm = start_tvm_engine();
+  if (!tvm.ok()) {
+    std::cerr << "steptp " << command << ": " << tvm.error().render() << "\n";
+    ctx.exit_code = kExitBadInput;
+    return false;
+  }
+  engine = [started = *tvm](const leir::Program& p, const std::vector<leir::TensorData>& inputs) {
+    return started->run(p, inputs);
+  };
+  return true;
 }
 
 }  // namespace steptp::cli

@@ -8,6 +8,7 @@
 #include "cli/bundled_data.h"
 #include "cli/command.h"
 #include "cli/commands.h"
+#include "frontend/catalog.h"
 
 namespace steptp::cli {
 
@@ -43,18 +44,16 @@ void setup_workloads_command(CLI::App& app, CommandContext& ctx) {
       ctx.exit_code = kExitOk;
       return;
     }
-    std::string text;
-    if (!read_file(path.string(), text)) return;
-    nlohmann::json cat = nlohmann::json::parse(text, nullptr, false);
-    if (cat.is_discarded() || !cat.contains("workloads") || !cat["workloads"].is_array()) {
-      std::cerr << "steptp: " << path.string() << " is not a workload catalog\n";
+    Result<frontend::Catalog> catalog = frontend::read_catalog(dir.string());
+    if (!catalog.ok()) {
+      std::cerr << "steptp: " << catalog.error().message << "\n";
       return;
     }
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& w : cat["workloads"]) {
-      if (flags->level != 0 && w.value("level", 0) != flags->level) continue;
-      nlohmann::json e = w;
-      e["file"] = (path.parent_path() / w.value("file", "")).string();
+    for (const frontend::CatalogWorkload& w : catalog->workloads) {
+      if (flags->level != 0 && w.level != flags->level) continue;
+      nlohmann::json e = w.record;
+      e["file"] = catalog->problem_path(w);
       out.push_back(e);
     }
     if (flags->json) {

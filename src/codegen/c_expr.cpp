@@ -154,12 +154,11 @@ int dtype_bytes(DType t) {
   return 0;
 }
 
-std::string c_numeric_prelude(const std::string& fn) {
-  // Every helper mirrors a rule of the interpreter: Python floor division on doubles, the
-  // leir::round_to_dtype rounding (one rounding from double, subnormals, overflow to inf) and
-  // the integer wrap-around on store.
-  std::string s;
-  s += fmt::format(R"(
+namespace {
+
+// Python floor division and modulo (integer and double), max/min with NaN, a branchless select.
+std::string c_arithmetic_helpers(const std::string& fn) {
+  return fmt::format(R"(
 {0} int64_t stp_floordiv_i(int64_t a, int64_t b) {{
   if (b == 0) return 0;
   int64_t q = a / b;
@@ -208,7 +207,13 @@ std::string c_numeric_prelude(const std::string& fn) {
 }}
 {0} double stp_max(double a, double b) {{ return (a != a || b != b) ? a + b : (a < b ? b : a); }}
 {0} double stp_min(double a, double b) {{ return (a != a || b != b) ? a + b : (b < a ? b : a); }}
-{0} double stp_round_fmt(double v, int mant, int min_exp, int max_exp) {{
+)",
+                     fn);
+}
+
+// leir::round_to_dtype: one rounding from double to f16/bf16, subnormals and overflow to inf.
+std::string c_float_format_helpers(const std::string& fn) {
+  return fmt::format(R"({0} double stp_round_fmt(double v, int mant, int min_exp, int max_exp) {{
   if (!(fabs(v) <= 1.7976931348623157e308) || v == 0.0) return v;
   int e;
   frexp(v, &e);
@@ -252,7 +257,13 @@ std::string c_numeric_prelude(const std::string& fn) {
   memcpy(&f, &u, 4);
   return (double)f;
 }}
-{0} double stp_wrap(double v, int bits, int is_signed) {{
+)",
+                     fn);
+}
+
+// The integer wrap-around (and bool) on store.
+std::string c_integer_store_helpers(const std::string& fn) {
+  return fmt::format(R"({0} double stp_wrap(double v, int bits, int is_signed) {{
   if (v != v) return 0.0;
   double t = trunc(v);
   if (!(fabs(t) <= 1.7976931348623157e308)) return 0.0;
@@ -293,8 +304,16 @@ std::string c_numeric_prelude(const std::string& fn) {
 }}
 {0} uint8_t stp_to_bool(double v) {{ return v != 0.0 ? 1 : 0; }}
 )",
-                   fn);
-  return s;
+                     fn);
+}
+
+}  // namespace
+
+std::string c_numeric_prelude(const std::string& fn) {
+  // Every helper mirrors a rule of the interpreter: Python floor division on doubles, the
+  // leir::round_to_dtype rounding (one rounding from double, subnormals, overflow to inf) and
+  // the integer wrap-around on store.
+  return c_arithmetic_helpers(fn) + c_float_format_helpers(fn) + c_integer_store_helpers(fn);
 }
 
 std::string c_double_literal(const leir::Expr& number) {

@@ -201,6 +201,90 @@ Result<BuildSummary> build_dataset_from_units(const std::vector<WorkUnit>& units
   return summary;
 }
 
+namespace {
+
+// The multi samples of one split that are written, in draw order: draw_multi never repeats a
+// label list, but a reduced sample can equal another sample, so the unreduced samples claim their
+// lists first, then each reduced one is written only if its list is still free.
+// Token lengths of the samples written to one file: whole, prompt (system + user), answer.
+struct LengthLists {
+  std::vector<int64_t> total, prompt, answer;
+  void add(int64_t whole, int64_t prompt_part) {
+    total.push_back(whole);
+    prompt.push_back(prompt_part);
+    answer.push_back(whole - prompt_part);
+  }
+  // Their summaries as stats of `file` (e.g. "single_train"); `all` gains the totals.
+  void summarize_into(DatasetStats& st, const std::string& file, std::vector<int64_t>& all) {
+    all.insert(all.end(), total.begin(), total.end());
+    st.tokens[file] = summarize_lengths(std::move(total));
+    st.prompt_tokens[file] = summarize_lengths(std::move(prompt));
+    st.answer_tokens[file] = summarize_lengths(std::move(answer));
+  }
+};
+
+std::string keep_multi(const std::vector<FittedMulti>& fitted,
+                       const std::vector<StepRecord>& records, const std::string& split_name,
+                       DatasetStats& st, std::map<size_t, int64_t>& archive_multi, int64_t& labels,
+                       int64_t& hard_labels, LengthLists& lengths) {
+  std::string multi_text;
+  std::set<std::vector<size_t>> written;
+  for (const FittedMulti& f : fitted)
+    if (!f.labels.empty() && f.removed == 0) written.insert(f.labels);
+  for (const FittedMulti& f : fitted) {
+    if (f.labels.empty()) {
+      ++st.budget.dropped_over_budget_multi;
+      continue;
+    }
+    if (f.removed > 0) {
+      if (!written.insert(f.labels).second) {
+        ++st.budget.dropped_duplicate_multi;
+        continue;
+      }
+      ++st.budget.reduced_multi;
+      st.budget.labels_removed += f.removed;
+    }
+    for (size_t i : f.labels) {
+      ++archive_multi[i];
+      ++st.per_strategy[records[i].strategy].multi_labels;
+      count_label(records[i], labels, hard_labels);
+    }
+    multi_text += f.line + "\n";
+    lengths.add(f.tokens, f.prompt_tokens);
+    (split_name == "train" ? st.multi_train : st.multi_test)++;
+  }
+  return multi_text;
+}
+
+// The archive (every unique record with its split and filter verdicts) and the reports.
+Result<void> write_archive_and_reports(const fs::path& out, const std::vector<StepRecord>& records,
+                                       const std::vector<size_t>& unique,
+                                       std::map<size_t, std::string>& archive_split,
+                                       std::map<size_t, std::string>& archive_verdict,
+                                       std::map<size_t, int64_t>& archive_multi,
+                                       const DatasetStats& st, std::vector<std::string>& files) {
+  std::string archive;
+  for (size_t i : unique) {
+    json j = to_json(records[i]);
+    j["split"] = archive_split[i];
+    j["single_filter"] = archive_verdict[i];
+    j["multi_samples"] = archive_multi[i];
+    archive += j.dump() + "\n";
+  }
+  STEPTP_TRY(write_file_atomic((out / "archive.jsonl").string(), archive));
+  STEPTP_TRY(write_file_atomic((out / "stats.json").string(), to_json(st).dump(2) + "\n"));
+  STEPTP_TRY(write_file_atomic((out / "stats.md").string(), to_markdown(st)));
+  STEPTP_TRY(write_file_atomic((out / "strategies.svg").string(), strategy_chart_svg(st)));
+  STEPTP_TRY(write_file_atomic((out / "dataset_info.json").string(),
+                               llama_factory_dataset_info().dump(2) + "\n"));
+  for (const char* f :
+       {"archive.jsonl", "stats.json", "stats.md", "strategies.svg", "dataset_info.json"})
+    files.push_back(f);
+  return {};
+}
+
+}  // namespace
+
 Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
                                         const TokenCounter& counter, const BuildOptions& options) {
   if (options.max_tokens < 1) return Error::make("bad_input", "max_tokens must be positive");
@@ -264,9 +348,8 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
       });
     });
 
-    std::string single_text, multi_text;
-    std::vector<int64_t> split_single_lengths, split_multi_lengths;
-    std::vector<int64_t> single_prompt_lengths, single_answer_lengths, multi_prompts, multi_answers;
+    std::string single_text;
+    LengthLists single_lists, multi_lists;
     size_t next_kept = 0;
     for (size_t k = 0; k < split.records.size(); ++k) {
       const size_t i = split.records[k];
@@ -280,9 +363,7 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
           ++st.budget.dropped_over_budget_single;
         } else {
           single_text += single_lines[j] + "\n";
-          split_single_lengths.push_back(single_counts[j]);
-          single_prompt_lengths.push_back(single_prompts[j]);
-          single_answer_lengths.push_back(single_counts[j] - single_prompts[j]);
+          single_lists.add(single_counts[j], single_prompts[j]);
           ++st.per_strategy[r.strategy].single_kept;
           ++st.single_by_category[r.category];
           ++st.single_by_difficulty[r.difficulty];
@@ -295,46 +376,10 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
       ++st.filter_verdicts[archive_verdict[i]];
     }
 
-    // draw_multi never repeats a label list, but a reduced sample can equal another sample: the
-    // unreduced samples claim their lists first, then each reduced one, in draw order, is written
-    // only if its list is still free.
-    std::set<std::vector<size_t>> written;
-    for (const FittedMulti& f : fitted)
-      if (!f.labels.empty() && f.removed == 0) written.insert(f.labels);
-    for (FittedMulti& f : fitted) {
-      if (f.labels.empty()) {
-        ++st.budget.dropped_over_budget_multi;
-        continue;
-      }
-      if (f.removed > 0) {
-        if (!written.insert(f.labels).second) {
-          ++st.budget.dropped_duplicate_multi;
-          continue;
-        }
-        ++st.budget.reduced_multi;
-        st.budget.labels_removed += f.removed;
-      }
-      for (size_t i : f.labels) {
-        ++archive_multi[i];
-        ++st.per_strategy[records[i].strategy].multi_labels;
-        count_label(records[i], labels, hard_labels);
-      }
-      multi_text += f.line + "\n";
-      split_multi_lengths.push_back(f.tokens);
-      multi_prompts.push_back(f.prompt_tokens);
-      multi_answers.push_back(f.tokens - f.prompt_tokens);
-      (split.name == "train" ? st.multi_train : st.multi_test)++;
-    }
-    single_lengths.insert(single_lengths.end(), split_single_lengths.begin(),
-                          split_single_lengths.end());
-    multi_lengths.insert(multi_lengths.end(), split_multi_lengths.begin(),
-                         split_multi_lengths.end());
-    st.tokens["single_" + split.name] = summarize_lengths(std::move(split_single_lengths));
-    st.tokens["multi_" + split.name] = summarize_lengths(std::move(split_multi_lengths));
-    st.prompt_tokens["single_" + split.name] = summarize_lengths(std::move(single_prompt_lengths));
-    st.answer_tokens["single_" + split.name] = summarize_lengths(std::move(single_answer_lengths));
-    st.prompt_tokens["multi_" + split.name] = summarize_lengths(std::move(multi_prompts));
-    st.answer_tokens["multi_" + split.name] = summarize_lengths(std::move(multi_answers));
+    std::string multi_text = keep_multi(fitted, records, split.name, st, archive_multi, labels,
+                                        hard_labels, multi_lists);
+    single_lists.summarize_into(st, "single_" + split.name, single_lengths);
+    multi_lists.summarize_into(st, "multi_" + split.name, multi_lengths);
     for (const auto& [name, text] : {std::pair{"single_" + split.name + ".jsonl", &single_text},
                                      std::pair{"multi_" + split.name + ".jsonl", &multi_text}}) {
       STEPTP_TRY(write_file_atomic((out / name).string(), *text));
@@ -346,23 +391,8 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
   st.single_tokens = summarize_lengths(single_lengths);
   st.multi_tokens = summarize_lengths(multi_lengths);
 
-  std::string archive;
-  for (size_t i : unique) {
-    json j = to_json(records[i]);
-    j["split"] = archive_split[i];
-    j["single_filter"] = archive_verdict[i];
-    j["multi_samples"] = archive_multi[i];
-    archive += j.dump() + "\n";
-  }
-  STEPTP_TRY(write_file_atomic((out / "archive.jsonl").string(), archive));
-  STEPTP_TRY(write_file_atomic((out / "stats.json").string(), to_json(st).dump(2) + "\n"));
-  STEPTP_TRY(write_file_atomic((out / "stats.md").string(), to_markdown(st)));
-  STEPTP_TRY(write_file_atomic((out / "strategies.svg").string(), strategy_chart_svg(st)));
-  STEPTP_TRY(write_file_atomic((out / "dataset_info.json").string(),
-                               llama_factory_dataset_info().dump(2) + "\n"));
-  for (const char* f :
-       {"archive.jsonl", "stats.json", "stats.md", "strategies.svg", "dataset_info.json"})
-    summary.files.push_back(f);
+  STEPTP_TRY(write_archive_and_reports(out, records, unique, archive_split, archive_verdict,
+                                       archive_multi, st, summary.files));
   summary.stats = std::move(st);
   return summary;
 }

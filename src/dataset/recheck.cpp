@@ -94,18 +94,16 @@ Result<RecheckSummary> recheck_chat_files(const std::vector<std::string>& files,
   verify::VerifyOptions vo;
   vo.seed = seed + 17;  // other inputs than the generator used
   if (compiled) {
-    if (!verify::has_compiled_engine())
-      verify::set_compiled_engine(
-          [](const leir::Program& p, const std::vector<leir::TensorData>& inputs) {
-            // -O1: every recheck sample is a new kernel, compiled once and run on a handful of
-            // inputs, so compile time dominates; the values do not depend on the level
-            // (-ffp-contract=off stays).
-            codegen::CEngineOptions o;
-            for (std::string& f : o.compiler.flags)
-              if (f == "-O3") f = "-O1";
-            o.threads = 1;
-            return codegen::run_compiled(p, inputs, o);
-          });
+    vo.compiled = [](const leir::Program& p, const std::vector<leir::TensorData>& inputs) {
+      // -O1: every recheck sample is a new kernel, compiled once and run on a handful of
+      // inputs, so compile time dominates; the values do not depend on the level
+      // (-ffp-contract=off stays).
+      codegen::CEngineOptions o;
+      for (std::string& f : o.compiler.flags)
+        if (f == "-O3") f = "-O1";
+      o.threads = 1;
+      return codegen::run_compiled(p, inputs, o);
+    };
     vo.engine = verify::Engine::kBoth;
   }
   s.engine = std::string(verify::engine_name(vo.engine));

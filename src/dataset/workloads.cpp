@@ -5,9 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "frontend/catalog.h"
 
 namespace steptp::dataset {
 
@@ -30,29 +29,16 @@ bool matches_any(const std::string& globs, const std::string& name) {
 Result<std::vector<WorkUnit>> discover_units(const std::string& workloads_dir,
                                              const std::string& glob, bool include_default_shapes) {
   namespace fs = std::filesystem;
-  const fs::path root(workloads_dir);
-  std::ifstream in(root / "catalog.json");
-  if (!in)
-    return Error::make("io_error", "cannot read " + (root / "catalog.json").string() +
-                                       " (run from the repository root, or pass --catalog DIR: "
-                                       "the folder with catalog.json and graphs/)");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json catalog = nlohmann::json::parse(text.str(), nullptr, false);
-  if (catalog.is_discarded() || !catalog.contains("workloads") || !catalog["workloads"].is_array())
-    return Error::make("bad_catalog", (root / "catalog.json").string() +
-                                          " is not a catalog (no \"workloads\" array)");
+  Result<frontend::Catalog> catalog = frontend::read_catalog(workloads_dir);
+  if (!catalog.ok()) return std::move(catalog).error();
   std::vector<WorkUnit> units;
-  for (const nlohmann::json& w : catalog["workloads"]) {
-    if (!w.contains("name") || !w["name"].is_string()) continue;
-    const std::string name = w["name"].get<std::string>();
-    if (!matches_any(glob, name)) continue;
-    const int level = w.value("level", 0);
-    const fs::path small = root / "graphs" / (name + ".small.json");
-    const fs::path dflt = root / "graphs" / (name + ".json");
-    if (fs::exists(small)) units.push_back({name + ".small", name, level, "small", small.string()});
+  for (const frontend::CatalogWorkload& w : catalog->workloads) {
+    if (!matches_any(glob, w.name)) continue;
+    const std::string small = catalog->graph_path(w.name, true);
+    const std::string dflt = catalog->graph_path(w.name, false);
+    if (fs::exists(small)) units.push_back({w.name + ".small", w.name, w.level, "small", small});
     if (include_default_shapes && fs::exists(dflt))
-      units.push_back({name + ".default", name, level, "default", dflt.string()});
+      units.push_back({w.name + ".default", w.name, w.level, "default", dflt});
   }
   std::sort(units.begin(), units.end(),
             [](const WorkUnit& a, const WorkUnit& b) { return a.id < b.id; });

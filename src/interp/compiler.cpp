@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/access.h"
 #include "interp/compiled_program.h"
 #include "interp/race_analysis.h"
 #include "leir/interval.h"
@@ -42,27 +43,6 @@ struct Accumulation {
   ExprRef fold_operand;
 };
 
-void flatten_sum(const ExprRef& e, bool positive, std::vector<std::pair<ExprRef, bool>>& out) {
-  if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kAdd) {
-    flatten_sum(e->lhs(), positive, out);
-    flatten_sum(e->rhs(), positive, out);
-  } else if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kSub) {
-    flatten_sum(e->lhs(), positive, out);
-    flatten_sum(e->rhs(), !positive, out);
-  } else {
-    out.emplace_back(e, positive);
-  }
-}
-
-void flatten_product(const ExprRef& e, std::vector<ExprRef>& out) {
-  if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kMul) {
-    flatten_product(e->lhs(), out);
-    flatten_product(e->rhs(), out);
-  } else {
-    out.push_back(e);
-  }
-}
-
 bool reads_tensor(const ExprRef& e, const std::string& name) {
   if (e->kind() == ExprKind::kAccess && e->name() == name) return true;
   for (const ExprRef& c : e->children())
@@ -70,70 +50,106 @@ bool reads_tensor(const ExprRef& e, const std::string& name) {
   return false;
 }
 
-// The table of leir_spec §2.3, extended to every position of an n-ary + or * chain and to both
-// argument positions of max/min (the commuted forms an LLM or a rewrite may produce).
+// The identity and self-read come from the one rule of analysis/access.h; a fold (the fast path
+// of X = X op e) is taken only when the self-read is a direct operand of the root and the other
+// operand does not read X.
 Accumulation classify_accumulation(const leir::Stmt& s) {
   Accumulation acc;
-  const ExprRef& x = s.lhs;
+  std::optional<analysis::SelfRead> self = analysis::accumulation_self_read(s);
+  if (!self) return acc;
+  acc.self_read = self->read;
+  acc.identity = self->identity;
   const ExprRef& r = s.rhs;
-  auto is_x = [&](const ExprRef& e) { return leir::equal(e, x); };
   auto set_fold = [&](Fold f, const ExprRef& operand) {
-    if (!reads_tensor(operand, x->name())) {
+    if (!reads_tensor(operand, s.lhs->name())) {
       acc.fold = f;
       acc.fold_operand = operand;
     }
   };
-  constexpr double kInf = std::numeric_limits<double>::infinity();
   if (r->kind() == ExprKind::kBinary) {
-    BinaryOp op = r->binary_op();
-    if (op == BinaryOp::kAdd || op == BinaryOp::kSub) {
-      std::vector<std::pair<ExprRef, bool>> terms;
-      flatten_sum(r, true, terms);
-      for (const auto& [t, positive] : terms) {
-        if (positive && is_x(t)) {
-          acc.self_read = t.get();
-          acc.identity = 0.0;
-          break;
-        }
-      }
-      if (acc.self_read == r->lhs().get())
-        set_fold(op == BinaryOp::kAdd ? Fold::kAdd : Fold::kSubRight, r->rhs());
-      if (op == BinaryOp::kAdd && acc.self_read == r->rhs().get()) set_fold(Fold::kAdd, r->lhs());
-    } else if (op == BinaryOp::kMul) {
-      std::vector<ExprRef> factors;
-      flatten_product(r, factors);
-      for (const ExprRef& f : factors) {
-        if (is_x(f)) {
-          acc.self_read = f.get();
-          acc.identity = 1.0;
-          break;
-        }
-      }
-      if (acc.self_read == r->lhs().get()) set_fold(Fold::kMul, r->rhs());
-      if (acc.self_read == r->rhs().get()) set_fold(Fold::kMul, r->lhs());
-    } else if ((op == BinaryOp::kDiv || op == BinaryOp::kFloorDiv || op == BinaryOp::kMod) &&
-               is_x(r->rhs())) {
-      acc.self_read = r->rhs().get();
-      acc.identity = 1.0;
-      set_fold(op == BinaryOp::kDiv        ? Fold::kDivInto
-               : op == BinaryOp::kFloorDiv ? Fold::kFloorDivInto
-                                           : Fold::kModInto,
-               r->lhs());
-    }
-  } else if (r->kind() == ExprKind::kCall &&
-             (r->function() == Function::kMax || r->function() == Function::kMin) &&
-             r->args().size() == 2) {
-    bool is_max = r->function() == Function::kMax;
-    for (size_t i = 0; i < 2; ++i) {
-      if (is_x(r->args()[i])) {
-        acc.self_read = r->args()[i].get();
-        acc.identity = is_max ? -kInf : kInf;
-        set_fold(is_max ? Fold::kMax : Fold::kMin, r->args()[1 - i]);
+    const bool self_left = acc.self_read == r->lhs().get();
+    const bool self_right = acc.self_read == r->rhs().get();
+    switch (r->binary_op()) {
+      case BinaryOp::kAdd:
+        if (self_left) set_fold(Fold::kAdd, r->rhs());
+        if (self_right) set_fold(Fold::kAdd, r->lhs());
         break;
-      }
+      case BinaryOp::kSub:
+        if (self_left) set_fold(Fold::kSubRight, r->rhs());
+        break;
+      case BinaryOp::kMul:
+        if (self_left) set_fold(Fold::kMul, r->rhs());
+        if (self_right) set_fold(Fold::kMul, r->lhs());
+        break;
+      case BinaryOp::kDiv:
+        set_fold(Fold::kDivInto, r->lhs());
+        break;
+      case BinaryOp::kFloorDiv:
+        set_fold(Fold::kFloorDivInto, r->lhs());
+        break;
+      case BinaryOp::kMod:
+        set_fold(Fold::kModInto, r->lhs());
+        break;
+      case BinaryOp::kPow:
+      case BinaryOp::kAnd:
+      case BinaryOp::kOr:
+        break;
     }
+  } else if (r->kind() == ExprKind::kCall) {
+    const bool is_max = r->function() == Function::kMax;
+    const size_t other = acc.self_read == r->args()[0].get() ? 1 : 0;
+    set_fold(is_max ? Fold::kMax : Fold::kMin, r->args()[other]);
   }
   return acc;
+}
+
+// The value op of a binary operator and of a function call (every one has its own).
+ValueOp value_op(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return ValueOp::kAdd;
+    case BinaryOp::kSub:
+      return ValueOp::kSub;
+    case BinaryOp::kMul:
+      return ValueOp::kMul;
+    case BinaryOp::kDiv:
+      return ValueOp::kDiv;
+    case BinaryOp::kFloorDiv:
+      return ValueOp::kFloorDiv;
+    case BinaryOp::kMod:
+      return ValueOp::kMod;
+    case BinaryOp::kPow:
+      return ValueOp::kPow;
+    case BinaryOp::kAnd:
+      return ValueOp::kAnd;
+    case BinaryOp::kOr:
+      return ValueOp::kOr;
+  }
+  STEPTP_CHECK(false, "no value op for this operator");
+  return ValueOp::kConst;
+}
+
+ValueOp value_op(Function f) {
+  switch (f) {
+    case Function::kMax:
+      return ValueOp::kMax;
+    case Function::kMin:
+      return ValueOp::kMin;
+    case Function::kExp:
+      return ValueOp::kExp;
+    case Function::kLog:
+      return ValueOp::kLog;
+    case Function::kSqrt:
+      return ValueOp::kSqrt;
+    case Function::kAbs:
+      return ValueOp::kAbs;
+    case Function::kErf:
+      return ValueOp::kErf;
+    case Function::kIfThenElse:
+      return ValueOp::kSelect;
+  }
+  STEPTP_CHECK(false, "no value op for this operator");
+  return ValueOp::kConst;
 }
 
 class Compiler {
@@ -390,35 +406,7 @@ class Compiler {
         break;
       }
       case ExprKind::kBinary: {
-        switch (e->binary_op()) {
-          case BinaryOp::kAdd:
-            n.op = ValueOp::kAdd;
-            break;
-          case BinaryOp::kSub:
-            n.op = ValueOp::kSub;
-            break;
-          case BinaryOp::kMul:
-            n.op = ValueOp::kMul;
-            break;
-          case BinaryOp::kDiv:
-            n.op = ValueOp::kDiv;
-            break;
-          case BinaryOp::kFloorDiv:
-            n.op = ValueOp::kFloorDiv;
-            break;
-          case BinaryOp::kMod:
-            n.op = ValueOp::kMod;
-            break;
-          case BinaryOp::kPow:
-            n.op = ValueOp::kPow;
-            break;
-          case BinaryOp::kAnd:
-            n.op = ValueOp::kAnd;
-            break;
-          case BinaryOp::kOr:
-            n.op = ValueOp::kOr;
-            break;
-        }
+        n.op = value_op(e->binary_op());
         int a = -1, b = -1;
         STEPTP_TRY(compile_value(e->lhs(), a));
         STEPTP_TRY(compile_value(e->rhs(), b));
@@ -437,32 +425,7 @@ class Compiler {
           return ill_formed(where() + ": malformed comparison chain");
         break;
       case ExprKind::kCall: {
-        switch (e->function()) {
-          case Function::kMax:
-            n.op = ValueOp::kMax;
-            break;
-          case Function::kMin:
-            n.op = ValueOp::kMin;
-            break;
-          case Function::kExp:
-            n.op = ValueOp::kExp;
-            break;
-          case Function::kLog:
-            n.op = ValueOp::kLog;
-            break;
-          case Function::kSqrt:
-            n.op = ValueOp::kSqrt;
-            break;
-          case Function::kAbs:
-            n.op = ValueOp::kAbs;
-            break;
-          case Function::kErf:
-            n.op = ValueOp::kErf;
-            break;
-          case Function::kIfThenElse:
-            n.op = ValueOp::kSelect;
-            break;
-        }
+        n.op = value_op(e->function());
         if (static_cast<int>(e->args().size()) != leir::function_arity(e->function()))
           return ill_formed(fmt::format("{}: {} takes {} arguments, not {}", where(),
                                         leir::function_name(e->function()),

@@ -21,13 +21,6 @@ CompiledEvaluator::CompiledEvaluator(leir::Program initial, CompiledEvaluatorOpt
                     : verify::Engine::kCompiled;
       break;
   }
-  if (engine_ == verify::Engine::kCompiled && !verify::has_compiled_engine()) {
-    // The verifier cannot depend on codegen; whoever uses both installs the compiled engine.
-    verify::set_compiled_engine(
-        [](const leir::Program& p, const std::vector<leir::TensorData>& in) {
-          return codegen::run_compiled(p, in);
-        });
-  }
 }
 
 std::string CompiledEvaluator::verify_engine() const {

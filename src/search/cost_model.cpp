@@ -274,15 +274,88 @@ double restreamed_elements(const leir::Expr& access, const std::vector<const lei
   return 0;
 }
 
+// The shape the tensor table inferred for `name`, or nullptr.
+const std::vector<int64_t>* inferred_shape(const Result<leir::TensorTable>& table,
+                                           const std::string& name) {
+  if (!table.ok()) return nullptr;
+  const leir::TensorInfo* t = table->find(name);
+  return t ? &t->shape : nullptr;
+}
+
+// The cost of one access per execution by its stride along the innermost iterating loop; a
+// strided access clears `contiguous`.
+double access_cost(const leir::Expr& e, Stride st, int64_t elements,
+                   const std::vector<int64_t>* shape, const leir::Loop* inner,
+                   const leir::Loop* next_out, const CostModelOptions& options, bool& contiguous) {
+  const bool small = elements <= options.cache_elements;
+  switch (st) {
+    case Stride::kInvariant:
+      return 0.1;
+    case Stride::kUnit:
+      return 0.25;
+    case Stride::kStrided: {
+      contiguous = false;
+      const double cost = small                             ? 0.25
+                          : elements <= options.l2_elements ? 1.0
+                                                            : kStridedFromMemoryCost;
+      // The lines one run of the inner loop fetches stay in L1 and serve the next
+      // iterations of the loop outside it when that loop walks them with unit stride (a
+      // channel reduction F[n,c,h,w] with c innermost and w next): measured no slower than
+      // the unit-stride order, so no line comes from memory more than once.
+      if (cost > 1.0 && next_out && inner->extent <= kL1Lines &&
+          stride_of(e, next_out->var, shape) == Stride::kUnit)
+        return 1.0;
+      return cost;
+    }
+  }
+  return 0;
+}
+
+// Large tensors a statement fetches from memory again and again, priced per element (per
+// tensor, its worst access; memory_traffic charges the first pass).
+double restream_cost(const leir::Program& p, const leir::Stmt& s, const leir::StmtContext& ctx,
+                     const Result<leir::TensorTable>& table, const CostModelOptions& options) {
+  std::map<std::string, double> restreamed;
+  auto note_restream = [&](const leir::ExprRef& e) {
+    if (e->kind() != leir::ExprKind::kAccess) return;
+    const std::vector<int64_t>* shape = shape_of(p, e->name(), inferred_shape(table, e->name()));
+    if (!shape || static_cast<double>(leir::element_count(*shape)) <=
+                      static_cast<double>(options.l2_elements))
+      return;
+    double again =
+        restreamed_elements(*e, ctx.loops, *shape, static_cast<double>(options.l2_elements));
+    double& worst = restreamed[e->name()];
+    worst = std::max(worst, again);
+  };
+  leir::for_each_expr(s.lhs, note_restream);
+  leir::for_each_expr(s.rhs, note_restream);
+  double cost = 0;
+  for (const auto& [tensor, again] : restreamed) cost += kTrafficPerElement * again;
+  return cost;
+}
+
+// The blocks' costs over their parallelism, plus the memory traffic of global intermediates
+// (written to and read back from memory) and of the first pass over every tensor.
+double program_cost(const leir::Program& p, const std::vector<double>& block_cost,
+                    const Result<leir::TensorTable>& table, const CostModelOptions& options) {
+  double total = 0;
+  for (size_t b = 0; b < p.blocks.size(); ++b)
+    total += block_cost[b] / parallel_factor(p.blocks[b], options.threads);
+
+  // Global intermediates are written to and read back from memory.
+  if (table.ok()) {
+    for (const leir::TensorInfo& t : table->tensors)
+      if (t.role == leir::TensorRole::kIntermediate && t.scope == leir::Scope::kGlobal)
+        total += 2.0 * static_cast<double>(leir::element_count(t.shape));
+    total += memory_traffic(p, *table, options);
+  }
+  return total;
+}
+
 }  // namespace
 
 double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
   Result<leir::TensorTable> table = leir::infer_tensor_table(p);
-  auto inferred_shape = [&](const std::string& name) -> const std::vector<int64_t>* {
-    if (!table.ok()) return nullptr;
-    const leir::TensorInfo* t = table->find(name);
-    return t ? &t->shape : nullptr;
-  };
 
   std::vector<double> block_cost(p.blocks.size(), 0.0);
   auto cost_of = [&](const leir::Stmt& s, const leir::StmtContext& ctx) {
@@ -332,53 +405,17 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
       calls_libm = calls_libm || call.scalar;
       if (e->kind() != leir::ExprKind::kAccess) return;
       if (tile && leir::equal(e, s.lhs)) return;  // a register
-      const std::vector<int64_t>* shape = shape_of(p, e->name(), inferred_shape(e->name()));
+      const std::vector<int64_t>* shape = shape_of(p, e->name(), inferred_shape(table, e->name()));
       Stride st = inner ? stride_of(*e, inner->var, shape) : Stride::kInvariant;
       const int64_t elements = shape ? leir::element_count(*shape) : int64_t{1} << 20;
-      bool small = elements <= options.cache_elements;
-      double cost = 0;
-      switch (st) {
-        case Stride::kInvariant:
-          cost = 0.1;
-          break;
-        case Stride::kUnit:
-          cost = 0.25;
-          break;
-        case Stride::kStrided:
-          cost = small ? 0.25 : elements <= options.l2_elements ? 1.0 : kStridedFromMemoryCost;
-          // The lines one run of the inner loop fetches stay in L1 and serve the next
-          // iterations of the loop outside it when that loop walks them with unit stride (a
-          // channel reduction F[n,c,h,w] with c innermost and w next): measured no slower than
-          // the unit-stride order, so no line comes from memory more than once.
-          if (cost > 1.0 && next_out && inner->extent <= kL1Lines &&
-              stride_of(*e, next_out->var, shape) == Stride::kUnit)
-            cost = 1.0;
-          all_contiguous = false;
-          break;
-      }
+      const double cost =
+          access_cost(*e, st, elements, shape, inner, next_out, options, all_contiguous);
       per += cost / shared_by(*e);
     };
     leir::for_each_expr(s.lhs, charge);
     leir::for_each_expr(s.rhs, charge);
 
-    // Large tensors this statement fetches from memory again and again (per tensor, its
-    // worst access; memory_traffic charges the first pass).
-    std::map<std::string, double> restreamed;
-    auto note_restream = [&](const leir::ExprRef& e) {
-      if (e->kind() != leir::ExprKind::kAccess) return;
-      const std::vector<int64_t>* shape = shape_of(p, e->name(), inferred_shape(e->name()));
-      if (!shape || static_cast<double>(leir::element_count(*shape)) <=
-                        static_cast<double>(options.l2_elements))
-        return;
-      double again =
-          restreamed_elements(*e, ctx.loops, *shape, static_cast<double>(options.l2_elements));
-      double& worst = restreamed[e->name()];
-      worst = std::max(worst, again);
-    };
-    leir::for_each_expr(s.lhs, note_restream);
-    leir::for_each_expr(s.rhs, note_restream);
-    for (const auto& [tensor, again] : restreamed)
-      block_cost[ctx.top_block] += kTrafficPerElement * again;
+    block_cost[ctx.top_block] += restream_cost(p, s, ctx, table, options);
 
     double lanes = 1;
     if (inner) {
@@ -429,18 +466,7 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
   };
   leir::for_each_stmt(p.blocks, cost_of);
 
-  double total = 0;
-  for (size_t b = 0; b < p.blocks.size(); ++b)
-    total += block_cost[b] / parallel_factor(p.blocks[b], options.threads);
-
-  // Global intermediates are written to and read back from memory.
-  if (table.ok()) {
-    for (const leir::TensorInfo& t : table->tensors)
-      if (t.role == leir::TensorRole::kIntermediate && t.scope == leir::Scope::kGlobal)
-        total += 2.0 * static_cast<double>(leir::element_count(t.shape));
-    total += memory_traffic(p, *table, options);
-  }
-  return total;
+  return program_cost(p, block_cost, table, options);
 }
 
 }  // namespace steptp::search

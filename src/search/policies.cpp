@@ -161,81 +161,89 @@ std::vector<Proposal> CostPolicy::propose(const PolicyRequest& request) {
   return take(request, reordered);
 }
 
+namespace {
+
+// The cheapest program that lanes reach from `q` (q itself included): one loop_vectorization
+// step, or — since lanes take at most 16 iterations — a split of a block's innermost loop by
+// 16 followed by one. Each look-ahead move adds kLookAheadStepPenalty of the current
+// program's cost (a fixed amount, so that a step which merely lowers the cost does not also
+// lower the penalty and look as if it enabled lanes), so the step which brings lanes one move
+// closer (e.g. the split itself) outranks steps that only leave the same lanes reachable.
+// The look-ahead vectorizes only top-level blocks [first, end) of q (see below).
+double best_after_lanes(const leir::Program& q, double cost_of_q, size_t first, size_t end,
+                        double move_penalty, const CostModelOptions& options) {
+  const strategy::Strategy* lanes = strategy::find_strategy("loop_vectorization");
+  const strategy::Strategy* split = strategy::find_strategy("loop_split");
+  auto in_scope = [&](size_t top) { return top >= first && top < end; };
+  double best = cost_of_q;
+  if (lanes == nullptr) return best;
+  // sites() is cheap and over-approximates; apply() checks legality, so sites outside the
+  // scope are dropped before any analysis.
+  auto vectorize = [&](const leir::Program& r, int moves) {
+    for (const strategy::Site& follow : lanes->sites(r)) {
+      strategy::Outcome<strategy::BlockPath> path = follow.block();
+      if (!path.ok() || !in_scope(path->top)) continue;
+      strategy::Outcome<leir::Program> after = lanes->apply(r, follow);
+      if (after.ok()) best = std::min(best, estimated_cost(*after, options) + moves * move_penalty);
+    }
+  };
+  vectorize(q, 1);
+  if (split == nullptr) return best;
+  for (const strategy::Site& cut : split->sites(q)) {
+    strategy::Outcome<int64_t> factor = cut.integer("factor");
+    strategy::Outcome<std::string> loop = cut.name("loop");
+    strategy::Outcome<strategy::BlockPath> path = cut.block();
+    if (!factor.ok() || *factor != strategy::kMaxVectorLanes || !loop.ok() || !path.ok() ||
+        !in_scope(path->top))
+      continue;
+    const leir::Block* b = strategy::surgery::find_block(q, *path);
+    if (b == nullptr || b->loops.empty() || b->loops.back().var != *loop) continue;
+    strategy::Outcome<leir::Program> after = split->apply(q, cut);
+    if (after.ok()) vectorize(*after, 2);
+  }
+  return best;
+}
+
+// The cheapest program one factorization reaches from `q` in its top-level blocks [first,
+// end) (q itself included), one look-ahead move. Only compute_inline steps look this far: an
+// inline that brings a producer's term into its consumer's expression is what lets the
+// factorization rewrite both. MinGPTNewGelu's 0.5x(1 + tanh(c(x + 0.044715 x^3))) needs x^3
+// inlined before factorization turns x + 0.044715 x^3 into x(8943 x^2 + 200000)/200000, whose
+// square GCC computes as a product instead of calling libm's pow (a loop with pow stays
+// scalar): 18 -> 2 ms. Inlining the argument into the tanh is the cheaper single step, and
+// after it x^3 can only join the whole tanh expression, whose factorization keeps the pow.
+// The inline's own program is no faster, so its proposal carries the predicted gain as a
+// promise, which keeps it in the beam for the round that takes the factorization
+// (docs/search.md, "Look-ahead for inlines").
+double best_after_factoring(const leir::Program& q, double cost_of_q, size_t first, size_t end,
+                            double move_penalty, const CostModelOptions& options) {
+  const strategy::Strategy* factor = strategy::find_strategy("factorization");
+  double best = cost_of_q;
+  if (factor == nullptr) return best;
+  for (const strategy::Site& site : factor->sites(q)) {
+    strategy::Outcome<strategy::BlockPath> path = site.block();
+    if (!path.ok() || path->top < first || path->top >= end) continue;
+    strategy::Outcome<leir::Program> after = factor->apply(q, site);
+    if (after.ok()) best = std::min(best, estimated_cost(*after, options) + move_penalty);
+  }
+  return best;
+}
+
+}  // namespace
+
 const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program& p) {
   size_t key = leir::hash_value(p);
   auto it = ranked_.find(key);
   if (it != ranked_.end()) return it->second;
   const std::vector<strategy::Site>& steps = EnumeratePolicy::ranked_steps(p);
-  // The cheapest program that lanes reach from `q` (q itself included): one loop_vectorization
-  // step, or — since lanes take at most 16 iterations — a split of a block's innermost loop by
-  // 16 followed by one. Each look-ahead move adds kLookAheadStepPenalty of the current
-  // program's cost (a fixed amount, so that a step which merely lowers the cost does not also
-  // lower the penalty and look as if it enabled lanes), so the step which brings lanes one move
-  // closer (e.g. the split itself) outranks steps that only leave the same lanes reachable.
   const double cost_now = estimated_cost(p, options_);
   const double move_penalty = kLookAheadStepPenalty * cost_now;
   const strategy::Strategy* lanes = strategy::find_strategy("loop_vectorization");
-  const strategy::Strategy* split = strategy::find_strategy("loop_split");
-  // The look-ahead vectorizes only top-level blocks [first, end) of q (see below).
-  auto best_after_lanes = [&](const leir::Program& q, double cost_of_q, size_t first, size_t end) {
-    auto in_scope = [&](size_t top) { return top >= first && top < end; };
-    double best = cost_of_q;
-    if (lanes == nullptr) return best;
-    // sites() is cheap and over-approximates; apply() checks legality, so sites outside the
-    // scope are dropped before any analysis.
-    auto vectorize = [&](const leir::Program& r, int moves) {
-      for (const strategy::Site& follow : lanes->sites(r)) {
-        strategy::Outcome<strategy::BlockPath> path = follow.block();
-        if (!path.ok() || !in_scope(path->top)) continue;
-        strategy::Outcome<leir::Program> after = lanes->apply(r, follow);
-        if (after.ok())
-          best = std::min(best, estimated_cost(*after, options_) + moves * move_penalty);
-      }
-    };
-    vectorize(q, 1);
-    if (split == nullptr) return best;
-    for (const strategy::Site& cut : split->sites(q)) {
-      strategy::Outcome<int64_t> factor = cut.integer("factor");
-      strategy::Outcome<std::string> loop = cut.name("loop");
-      strategy::Outcome<strategy::BlockPath> path = cut.block();
-      if (!factor.ok() || *factor != strategy::kMaxVectorLanes || !loop.ok() || !path.ok() ||
-          !in_scope(path->top))
-        continue;
-      const leir::Block* b = strategy::surgery::find_block(q, *path);
-      if (b == nullptr || b->loops.empty() || b->loops.back().var != *loop) continue;
-      strategy::Outcome<leir::Program> after = split->apply(q, cut);
-      if (after.ok()) vectorize(*after, 2);
-    }
-    return best;
-  };
-  // The cheapest program one factorization reaches from `q` in its top-level blocks [first,
-  // end) (q itself included), one look-ahead move. Only compute_inline steps look this far: an
-  // inline that brings a producer's term into its consumer's expression is what lets the
-  // factorization rewrite both. MinGPTNewGelu's 0.5x(1 + tanh(c(x + 0.044715 x^3))) needs x^3
-  // inlined before factorization turns x + 0.044715 x^3 into x(8943 x^2 + 200000)/200000, whose
-  // square GCC computes as a product instead of calling libm's pow (a loop with pow stays
-  // scalar): 18 -> 2 ms. Inlining the argument into the tanh is the cheaper single step, and
-  // after it x^3 can only join the whole tanh expression, whose factorization keeps the pow.
-  // The inline's own program is no faster, so its proposal carries the predicted gain as a
-  // promise, which keeps it in the beam for the round that takes the factorization
-  // (docs/search.md, "Look-ahead for inlines").
-  const strategy::Strategy* factor = strategy::find_strategy("factorization");
-  auto best_after_factoring = [&](const leir::Program& q, double cost_of_q, size_t first,
-                                  size_t end) {
-    double best = cost_of_q;
-    if (factor == nullptr) return best;
-    for (const strategy::Site& site : factor->sites(q)) {
-      strategy::Outcome<strategy::BlockPath> path = site.block();
-      if (!path.ok() || path->top < first || path->top >= end) continue;
-      strategy::Outcome<leir::Program> after = factor->apply(q, site);
-      if (after.ok()) best = std::min(best, estimated_cost(*after, options_) + move_penalty);
-    }
-    return best;
-  };
   // A step ENABLES lanes when one vectorization gains more after it than it gains now; only then
   // does the look-ahead count (any other improving step would otherwise borrow the gain of the
   // vectorization it merely leaves available, and outrank it). Likewise for factoring.
-  const double lanes_gain_now = cost_now - best_after_lanes(p, cost_now, 0, p.blocks.size());
+  const double lanes_gain_now =
+      cost_now - best_after_lanes(p, cost_now, 0, p.blocks.size(), move_penalty, options_);
   std::optional<double> factoring_gain_now;  // computed for the first compute_inline step
   std::vector<double> cost(steps.size());
   std::vector<size_t> loops(steps.size(), std::numeric_limits<size_t>::max());
@@ -258,13 +266,14 @@ const std::vector<strategy::Site>& CostPolicy::ranked_steps(const leir::Program&
     const double plain = cost[i];
     if (steps[i].strategy() == "compute_inline") {
       if (!factoring_gain_now)
-        factoring_gain_now = cost_now - best_after_factoring(p, cost_now, 0, p.blocks.size());
-      double factored = best_after_factoring(*next, plain, first, end);
+        factoring_gain_now = cost_now - best_after_factoring(p, cost_now, 0, p.blocks.size(),
+                                                             move_penalty, options_);
+      double factored = best_after_factoring(*next, plain, first, end, move_penalty, options_);
       if (plain - factored > *factoring_gain_now + 1e-9 * cost_now) cost[i] = factored;
     }
     const double after_factoring = cost[i];
     if (lanes != nullptr && steps[i].strategy() != lanes->name()) {
-      double with_lanes = best_after_lanes(*next, plain, first, end);
+      double with_lanes = best_after_lanes(*next, plain, first, end, move_penalty, options_);
       if (plain - with_lanes > lanes_gain_now + 1e-9 * cost_now)
         cost[i] = std::min(cost[i], with_lanes);
     }

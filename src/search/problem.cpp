@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "codegen/c_engine.h"
+#include "frontend/catalog.h"
 #include "frontend/importer.h"
 #include "leir/parser.h"
 
@@ -84,19 +85,15 @@ Result<Problem> load_catalog_workload(const std::string& spec, const std::string
 // The catalog's shape variables of the chosen instance (graphs leave out upper-case names such
 // as M, K, N, so the graph's own "shapes" cannot rebuild the PyTorch model).
 void apply_catalog_shapes(Problem& p, const std::string& workloads_dir) {
-  Result<std::string> text = read_text((fs::path(workloads_dir) / "catalog.json").string());
-  if (!text.ok()) return;
-  nlohmann::json c = nlohmann::json::parse(*text, nullptr, false);
-  if (!c.is_object() || !c.contains("workloads") || !c["workloads"].is_array()) return;
-  for (const nlohmann::json& w : c["workloads"]) {
-    if (!w.is_object() || w.value("name", "") != p.name) continue;
-    const char* key = p.instance == "small" ? "small_shapes" : "default_shapes";
-    if (w.contains(key) && w[key].is_object()) p.shape_overrides = w[key].dump();
-    if (w.contains("file") && w["file"].is_string()) {
-      fs::path file = fs::path(workloads_dir) / w["file"].get<std::string>();
-      if (fs::exists(file)) p.problem_file = file.string();
-    }
-  }
+  Result<frontend::Catalog> catalog = frontend::read_catalog(workloads_dir);
+  if (!catalog.ok()) return;
+  const frontend::CatalogWorkload* w = catalog->find(p.name);
+  if (w == nullptr) return;
+  const char* key = p.instance == "small" ? "small_shapes" : "default_shapes";
+  if (w->record.contains(key) && w->record[key].is_object())
+    p.shape_overrides = w->record[key].dump();
+  const std::string file = catalog->problem_path(*w);
+  if (!file.empty() && fs::exists(file)) p.problem_file = file;
 }
 
 }  // namespace

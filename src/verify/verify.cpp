@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <sstream>
 
 #include "codegen/c_engine.h"
@@ -13,15 +12,6 @@
 
 namespace steptp::verify {
 namespace {
-
-std::mutex& engine_mutex() {
-  static std::mutex m;
-  return m;
-}
-EngineFn& compiled_engine_slot() {
-  static EngineFn engine;
-  return engine;
-}
 
 EngineFn interpreter_engine(const interp::RunOptions& run_options) {
   return [run_options](const leir::Program& p, const std::vector<leir::TensorData>& inputs) {
@@ -211,22 +201,11 @@ Tolerance tolerance_for(leir::DType t) {
   return {0, 0};
 }
 
-void set_compiled_engine(EngineFn engine) {
-  std::lock_guard<std::mutex> lock(engine_mutex());
-  compiled_engine_slot() = std::move(engine);
-}
-
-bool has_compiled_engine() {
-  std::lock_guard<std::mutex> lock(engine_mutex());
-  return static_cast<bool>(compiled_engine_slot());
-}
-
 namespace {
 
-EngineFn compiled_engine() {
-  std::lock_guard<std::mutex> lock(engine_mutex());
-  if (compiled_engine_slot()) return compiled_engine_slot();
-  // Default: the C backend, compiled through the content-addressed kernel cache.
+// The options' compiled engine, else the C backend through the content-addressed kernel cache.
+EngineFn compiled_engine(const VerifyOptions& o) {
+  if (o.compiled) return o.compiled;
   return [](const leir::Program& p, const std::vector<leir::TensorData>& inputs) {
     return codegen::run_compiled(p, inputs);
   };
@@ -238,8 +217,7 @@ std::vector<std::pair<std::string, EngineFn>> engines_for(const VerifyOptions& o
   if (o.engine == Engine::kTvm) {
     if (o.tvm) out.emplace_back("tvm", o.tvm);
   } else if (o.engine != Engine::kInterpreter) {
-    EngineFn c = compiled_engine();
-    if (c) out.emplace_back("compiled", std::move(c));
+    out.emplace_back("compiled", compiled_engine(o));
   }
   return out;
 }

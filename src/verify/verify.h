@@ -44,7 +44,7 @@ enum class Engine { kInterpreter, kCompiled, kBoth, kTvm };
 std::string_view engine_name(Engine e);
 
 // Runs a program on inputs; the interpreter's run_program has this shape, and so does the
-// compiled C engine's entry point. Registered by the codegen layer (see set_compiled_engine).
+// compiled C engine's entry point (codegen::run_compiled).
 using EngineFn = std::function<Result<std::vector<leir::TensorData>>(
     const leir::Program&, const std::vector<leir::TensorData>&)>;
 
@@ -63,6 +63,10 @@ struct VerifyOptions {
   interp::RunOptions run;              // budgets for each run
   std::optional<Tolerance> tolerance;  // overrides the per-dtype default
   EngineFn tvm;                        // the engine of Engine::kTvm (codegen::TvmEngine::run)
+  // The engine of Engine::kCompiled and kBoth; empty: codegen::run_compiled with its default
+  // options. Each verification uses the one its options carry (a compile level, a thread count,
+  // a scripted engine in tests), so callers in one process never see each other's choice.
+  EngineFn compiled;
 };
 
 struct Mismatch {
@@ -106,11 +110,6 @@ VerifyReport verify_text(std::string_view original, std::string_view candidate,
 // tensors used as subscripts are drawn inside the dimension they index; bool tensors 0/1.
 std::vector<leir::TensorData> make_inputs(const leir::Program& p, uint64_t seed,
                                           double scale = 1.0);
-
-// Overrides the compiled engine (default: codegen::run_compiled, the C backend through the
-// kernel cache), e.g. to fix its thread count or to script it in tests.
-void set_compiled_engine(EngineFn engine);
-bool has_compiled_engine();  // whether an override is installed
 
 Status status_from_error_category(std::string_view category);
 

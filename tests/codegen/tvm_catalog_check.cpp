@@ -38,6 +38,7 @@
 
 #include "codegen/c_engine.h"
 #include "codegen/tvm_engine.h"
+#include "frontend/catalog.h"
 #include "frontend/importer.h"
 #include "interp/interpreter.h"
 #include "leir/parser.h"
@@ -208,14 +209,13 @@ int main(int argc, char** argv) {
 
   std::vector<Job> jobs;
   if (!catalog.empty()) {
-    nlohmann::json cat =
-        nlohmann::json::parse(slurp(fs::path(catalog) / "catalog.json"), nullptr, false);
-    if (!cat.is_object() || !cat.contains("workloads")) {
-      std::cerr << "tvm_catalog_check: no catalog at " << catalog << "\n";
+    Result<frontend::Catalog> cat = frontend::read_catalog(catalog);
+    if (!cat.ok()) {
+      std::cerr << "tvm_catalog_check: " << cat.error().message << "\n";
       return 2;
     }
     std::vector<std::string> names;
-    for (const auto& w : cat["workloads"]) names.push_back(w.value("name", ""));
+    for (const frontend::CatalogWorkload& w : cat->workloads) names.push_back(w.name);
     std::sort(names.begin(), names.end());
     if (sample > 0) {
       std::mt19937_64 rng(seed);
@@ -223,8 +223,7 @@ int main(int argc, char** argv) {
       names.resize(std::min<size_t>(names.size(), static_cast<size_t>(sample)));
     }
     for (const std::string& name : names) {
-      const fs::path graph =
-          fs::path(catalog) / "graphs" / (name + (shapes == "small" ? ".small.json" : ".json"));
+      const fs::path graph = cat->graph_path(name, shapes == "small");
       Job job{name, graph.string()};
       if (!fs::exists(graph)) {
         job.program = Error::make("no_graph", "no traced graph " + graph.string());

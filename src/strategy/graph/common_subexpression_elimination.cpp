@@ -22,6 +22,7 @@
 #include "leir/printer.h"
 #include "strategy/graph/graph_surgery.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 
 namespace steptp::strategy {
 namespace {
@@ -63,7 +64,7 @@ struct CseSite {
   std::vector<leir::Loop> loops;  // the new tensor's index loops
 };
 
-class CommonSubexpressionElimination final : public Strategy {
+class CommonSubexpressionElimination final : public ResolvedStrategy<CseSite> {
  public:
   std::string_view name() const override { return "common_subexpression_elimination"; }
   Category category() const override { return Category::kGraph; }
@@ -82,38 +83,28 @@ class CommonSubexpressionElimination final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<CseSite> r = resolve(p, s);
-    STEPTP_TRY(r);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<CseSite> r = resolve(p, s);
-    STEPTP_TRY(r);
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const CseSite& r) const override {
     std::string fresh = surgery::NameAllocator(p).fresh_tensor();
-    ExprRef ref =
-        Expr::access(fresh, r->dtype, leir::Scope::kGlobal, graph::loop_indices(r->loops));
-    leir::Block b = p.blocks[r->block];
+    ExprRef ref = Expr::access(fresh, r.dtype, leir::Scope::kGlobal, graph::loop_indices(r.loops));
+    leir::Block b = p.blocks[r.block];
     for (leir::Item& it : b.body)
       if (it.is_stmt())
         it = leir::Item::of(
-            leir::Stmt{it.stmt->lhs, graph::replace_eager(it.stmt->rhs, r->cand.expr, ref)});
-    b.body.insert(b.body.begin() + long(r->cand.first_item),
-                  leir::Item::of(leir::Stmt{ref, Expr::ungrouped(r->cand.expr)}));
-    return surgery::replace_top_block(p, r->block, {std::move(b)});
+            leir::Stmt{it.stmt->lhs, graph::replace_eager(it.stmt->rhs, r.cand.expr, ref)});
+    b.body.insert(b.body.begin() + long(r.cand.first_item),
+                  leir::Item::of(leir::Stmt{ref, Expr::ungrouped(r.cand.expr)}));
+    return surgery::replace_top_block(p, r.block, {std::move(b)});
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<CseSite> r = resolve(p, s);
-    if (!r.ok()) return r.infeasible().message;
+  std::string describe(const leir::Program& p, const Site& /*s*/, const CseSite& r) const override {
     std::string fresh = surgery::NameAllocator(p).fresh_tensor();
     return fmt::format(
         "block {} evaluates {} {} times at every point, and nothing it reads changes inside the "
         "block; it is computed once into a new intermediate {} before its first use and the {} "
         "occurrences read {} instead, saving {} evaluations per point",
-        r->block, leir::print(r->cand.expr), r->cand.count, fresh, r->cand.count, fresh,
-        r->cand.count - 1);
+        r.block, leir::print(r.cand.expr), r.cand.count, fresh, r.cand.count, fresh,
+        r.cand.count - 1);
   }
 
   std::optional<Example> example() const override {
@@ -125,7 +116,7 @@ class CommonSubexpressionElimination final : public Strategy {
   }
 
  private:
-  Outcome<CseSite> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<CseSite> resolve(const leir::Program& p, const Site& s) const override {
     Outcome<size_t> blk = graph::top_block(p, s, name());
     STEPTP_TRY(blk);
     Outcome<int64_t> k = s.integer("expr");

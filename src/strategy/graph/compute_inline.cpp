@@ -26,6 +26,7 @@
 #include "leir/visit.h"
 #include "strategy/graph/graph_surgery.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 
 namespace steptp::strategy {
 namespace {
@@ -40,7 +41,7 @@ struct Definition {
   size_t readers = 0;  // statements reading the tensor
 };
 
-class ComputeInline final : public Strategy {
+class ComputeInline final : public ResolvedStrategy<Definition> {
  public:
   std::string_view name() const override { return "compute_inline"; }
   Category category() const override { return Category::kGraph; }
@@ -62,20 +63,13 @@ class ComputeInline final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<Definition> d = resolve(p, s);
-    STEPTP_TRY(d);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<Definition> d = resolve(p, s);
-    STEPTP_TRY(d);
-    const leir::Stmt& def = d->stmt;
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const Definition& d) const override {
+    const leir::Stmt& def = d.stmt;
     const std::string& t = def.lhs->name();
     leir::Program out = p;
-    leir::Block& home = out.blocks[d->block];
-    home.body.erase(home.body.begin() + long(d->item));
+    leir::Block& home = out.blocks[d.block];
+    home.body.erase(home.body.begin() + long(d.item));
     out.blocks = leir::rewrite_exprs(out.blocks, [&](const ExprRef& e) -> ExprRef {
       if (e->kind() != ExprKind::kAccess || e->name() != t) return e;
       std::map<std::string, ExprRef, std::less<>> with;
@@ -83,20 +77,19 @@ class ComputeInline final : public Strategy {
         with[def.lhs->indices()[k]->name()] = e->indices()[k];
       return graph::substitute_vars(def.rhs, with);
     });
-    if (out.blocks[d->block].body.empty()) out = surgery::replace_top_block(out, d->block, {});
+    if (out.blocks[d.block].body.empty()) out = surgery::replace_top_block(out, d.block, {});
     return out;
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<Definition> d = resolve(p, s);
-    if (!d.ok()) return d.infeasible().message;
+  std::string describe(const leir::Program& /*p*/, const Site& /*s*/,
+                       const Definition& d) const override {
     return fmt::format(
         "{} is an intermediate computed elementwise in block {} as {} and read by {} "
         "statement(s); its inputs do not change before those reads, so each read {}[...] is "
         "replaced by {} at the read's subscript and the definition is removed: {} no longer "
         "needs to be stored and loaded",
-        d->stmt.lhs->name(), d->block, leir::print(d->stmt.rhs), d->readers, d->stmt.lhs->name(),
-        leir::print(d->stmt.rhs), d->stmt.lhs->name());
+        d.stmt.lhs->name(), d.block, leir::print(d.stmt.rhs), d.readers, d.stmt.lhs->name(),
+        leir::print(d.stmt.rhs), d.stmt.lhs->name());
   }
 
   std::optional<Example> example() const override {
@@ -108,7 +101,7 @@ class ComputeInline final : public Strategy {
   }
 
  private:
-  Outcome<Definition> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<Definition> resolve(const leir::Program& p, const Site& s) const override {
     Outcome<size_t> blk = graph::top_block(p, s, name());
     STEPTP_TRY(blk);
     Outcome<std::string> tn = s.name("tensor");

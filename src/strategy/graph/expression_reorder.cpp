@@ -15,6 +15,7 @@
 #include "leir/printer.h"
 #include "strategy/graph/graph_surgery.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 
 namespace steptp::strategy {
 namespace {
@@ -56,7 +57,7 @@ struct ReorderSite {
   ExprRef node;
 };
 
-class ExpressionReorder final : public Strategy {
+class ExpressionReorder final : public ResolvedStrategy<ReorderSite> {
  public:
   std::string_view name() const override { return "expression_reorder"; }
   Category category() const override { return Category::kGraph; }
@@ -83,33 +84,25 @@ class ExpressionReorder final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<ReorderSite> r = resolve(p, s);
-    STEPTP_TRY(r);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<ReorderSite> r = resolve(p, s);
-    STEPTP_TRY(r);
-    leir::Block b = p.blocks[r->block];
-    leir::Stmt st = *b.body[r->item].stmt;
-    int64_t left = r->ordinal;
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const ReorderSite& r) const override {
+    leir::Block b = p.blocks[r.block];
+    leir::Stmt st = *b.body[r.item].stmt;
+    int64_t left = r.ordinal;
     st.rhs = swap_at(st.rhs, left);
-    b.body[r->item] = leir::Item::of(st);
-    return surgery::replace_top_block(p, r->block, {std::move(b)});
+    b.body[r.item] = leir::Item::of(st);
+    return surgery::replace_top_block(p, r.block, {std::move(b)});
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<ReorderSite> r = resolve(p, s);
-    if (!r.ok()) return r.infeasible().message;
-    const leir::Stmt& st = *p.blocks[r->block].body[r->item].stmt;
+  std::string describe(const leir::Program& p, const Site& /*s*/,
+                       const ReorderSite& r) const override {
+    const leir::Stmt& st = *p.blocks[r.block].body[r.item].stmt;
     return fmt::format(
         "in the statement writing {} (block {}), the operands of {} are swapped to {}{}{}; "
         "{} is commutative and exact in floating point, so every value is unchanged",
-        st.lhs->name(), r->block, leir::print(r->node), leir::print(r->node->rhs()),
-        leir::binary_op_spelling(r->node->binary_op()), leir::print(r->node->lhs()),
-        leir::binary_op_spelling(r->node->binary_op()));
+        st.lhs->name(), r.block, leir::print(r.node), leir::print(r.node->rhs()),
+        leir::binary_op_spelling(r.node->binary_op()), leir::print(r.node->lhs()),
+        leir::binary_op_spelling(r.node->binary_op()));
   }
 
   std::optional<Example> example() const override {
@@ -120,7 +113,7 @@ class ExpressionReorder final : public Strategy {
   }
 
  private:
-  Outcome<ReorderSite> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<ReorderSite> resolve(const leir::Program& p, const Site& s) const override {
     Outcome<size_t> blk = graph::top_block(p, s, name());
     STEPTP_TRY(blk);
     Outcome<int64_t> item = s.integer("stmt");

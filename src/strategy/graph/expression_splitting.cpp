@@ -23,6 +23,7 @@
 #include "leir/printer.h"
 #include "strategy/graph/graph_surgery.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 
 namespace steptp::strategy {
 namespace {
@@ -45,7 +46,7 @@ struct SplitSite {
   std::vector<leir::Loop> loops;  // the header loops the term uses
 };
 
-class ExpressionSplitting final : public Strategy {
+class ExpressionSplitting final : public ResolvedStrategy<SplitSite> {
  public:
   std::string_view name() const override { return "expression_splitting"; }
   Category category() const override { return Category::kGraph; }
@@ -71,40 +72,32 @@ class ExpressionSplitting final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<SplitSite> r = resolve(p, s);
-    STEPTP_TRY(r);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<SplitSite> r = resolve(p, s);
-    STEPTP_TRY(r);
-    const leir::Stmt& st = *p.blocks[r->block].body[r->item].stmt;
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const SplitSite& r) const override {
+    const leir::Stmt& st = *p.blocks[r.block].body[r.item].stmt;
     std::string fresh = surgery::NameAllocator(p).fresh_tensor();
     ExprRef ref =
-        Expr::access(fresh, st.lhs->dtype(), leir::Scope::kGlobal, graph::loop_indices(r->loops));
-    leir::Block def{r->loops, {leir::Item::of(leir::Stmt{ref, Expr::ungrouped(r->term)})}};
+        Expr::access(fresh, st.lhs->dtype(), leir::Scope::kGlobal, graph::loop_indices(r.loops));
+    leir::Block def{r.loops, {leir::Item::of(leir::Stmt{ref, Expr::ungrouped(r.term)})}};
     if (def.loops.empty()) def.loops.push_back(leir::Loop{leir::LoopKind::kBound, 1, "tx"});
-    leir::Block rest = p.blocks[r->block];
-    rest.body[r->item] =
-        leir::Item::of(leir::Stmt{st.lhs, graph::replace_eager(st.rhs, r->term, ref)});
-    return surgery::replace_top_block(p, r->block, {std::move(def), std::move(rest)});
+    leir::Block rest = p.blocks[r.block];
+    rest.body[r.item] =
+        leir::Item::of(leir::Stmt{st.lhs, graph::replace_eager(st.rhs, r.term, ref)});
+    return surgery::replace_top_block(p, r.block, {std::move(def), std::move(rest)});
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<SplitSite> r = resolve(p, s);
-    if (!r.ok()) return r.infeasible().message;
-    const leir::Stmt& st = *p.blocks[r->block].body[r->item].stmt;
+  std::string describe(const leir::Program& p, const Site& /*s*/,
+                       const SplitSite& r) const override {
+    const leir::Stmt& st = *p.blocks[r.block].body[r.item].stmt;
     std::string fresh = surgery::NameAllocator(p).fresh_tensor();
     std::string loops;
-    for (const leir::Loop& l : r->loops) loops += (loops.empty() ? "" : ",") + l.var;
+    for (const leir::Loop& l : r.loops) loops += (loops.empty() ? "" : ",") + l.var;
     return fmt::format(
         "the statement writing {} in block {} contains {}, whose inputs the block never writes, "
         "so it depends only on loop(s) [{}]; it is computed first into a new intermediate {} by a "
         "new block over those loops, and the statement reads {} instead. Smaller statements are "
         "easier to schedule and the new block can be optimised on its own",
-        st.lhs->name(), r->block, leir::print(r->term), loops, fresh, fresh);
+        st.lhs->name(), r.block, leir::print(r.term), loops, fresh, fresh);
   }
 
   std::optional<Example> example() const override {
@@ -116,7 +109,7 @@ class ExpressionSplitting final : public Strategy {
   }
 
  private:
-  Outcome<SplitSite> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<SplitSite> resolve(const leir::Program& p, const Site& s) const override {
     Outcome<size_t> blk = graph::top_block(p, s, name());
     STEPTP_TRY(blk);
     Outcome<int64_t> item = s.integer("stmt");

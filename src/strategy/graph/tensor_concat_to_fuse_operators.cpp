@@ -29,6 +29,7 @@
 #include "leir/visit.h"
 #include "strategy/graph/graph_surgery.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 
 namespace steptp::strategy {
 namespace {
@@ -104,7 +105,7 @@ struct ConcatSite {
   Fusion fusion;
 };
 
-class TensorConcatToFuseOperators final : public Strategy {
+class TensorConcatToFuseOperators final : public ResolvedStrategy<ConcatSite> {
  public:
   std::string_view name() const override { return "tensor_concat_to_fuse_operators"; }
   Category category() const override { return Category::kGraph; }
@@ -122,16 +123,9 @@ class TensorConcatToFuseOperators final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<ConcatSite> r = resolve(p, s);
-    STEPTP_TRY(r);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<ConcatSite> r = resolve(p, s);
-    STEPTP_TRY(r);
-    const leir::Block& a = p.blocks[r->block];
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const ConcatSite& r) const override {
+    const leir::Block& a = p.blocks[r.block];
     surgery::NameAllocator names(p);
     std::vector<ExprRef> point = graph::loop_indices(a.loops);
     std::string q = names.fresh_loop_var();
@@ -144,7 +138,7 @@ class TensorConcatToFuseOperators final : public Strategy {
     // Copy block: every differing operand into its stacked tensor.
     leir::Block copy{a.loops, {}};
     std::vector<std::string> operand_names;
-    for (const auto& [x, y] : r->fusion.pairs) {
+    for (const auto& [x, y] : r.fusion.pairs) {
       operand_names.push_back(names.fresh_tensor());
       copy.body.push_back(leir::Item::of(
           leir::Stmt{stacked(operand_names.back(), x->dtype(), Expr::integer(0), point), x}));
@@ -153,14 +147,14 @@ class TensorConcatToFuseOperators final : public Strategy {
     }
     // Compute block: the first statement's tree over the stacked tensors.
     std::string out_name = names.fresh_tensor();
-    const ExprRef& lhs = r->first.lhs;
+    const ExprRef& lhs = r.first.lhs;
     ExprRef out_ref = stacked(out_name, lhs->dtype(), Expr::index_var(q), lhs->indices());
     std::vector<ExprRef> qpoint = point;
-    ExprRef rhs = leir::rewrite(r->first.rhs, [&](const ExprRef& e) -> ExprRef {
+    ExprRef rhs = leir::rewrite(r.first.rhs, [&](const ExprRef& e) -> ExprRef {
       if (e->kind() != ExprKind::kAccess) return e;
       if (leir::equal(e, lhs)) return out_ref;
-      for (size_t k = 0; k < r->fusion.pairs.size(); ++k)
-        if (leir::equal(e, r->fusion.pairs[k].first))
+      for (size_t k = 0; k < r.fusion.pairs.size(); ++k)
+        if (leir::equal(e, r.fusion.pairs[k].first))
           return stacked(operand_names[k], e->dtype(), Expr::index_var(q), point);
       return e;
     });
@@ -179,25 +173,24 @@ class TensorConcatToFuseOperators final : public Strategy {
     back.body.push_back(leir::Item::of(
         leir::Stmt{lhs, stacked(out_name, lhs->dtype(), Expr::integer(0), lhs->indices())}));
     back.body.push_back(leir::Item::of(leir::Stmt{
-        r->second.lhs, stacked(out_name, lhs->dtype(), Expr::integer(1), lhs->indices())}));
-    leir::Program out = surgery::replace_top_block(p, r->block + 1, {});
-    return surgery::replace_top_block(out, r->block,
+        r.second.lhs, stacked(out_name, lhs->dtype(), Expr::integer(1), lhs->indices())}));
+    leir::Program out = surgery::replace_top_block(p, r.block + 1, {});
+    return surgery::replace_top_block(out, r.block,
                                       {std::move(copy), std::move(compute), std::move(back)});
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<ConcatSite> r = resolve(p, s);
-    if (!r.ok()) return r.infeasible().message;
+  std::string describe(const leir::Program& /*p*/, const Site& /*s*/,
+                       const ConcatSite& r) const override {
     std::string operands;
-    for (const auto& [x, y] : r->fusion.pairs)
+    for (const auto& [x, y] : r.fusion.pairs)
       operands += (operands.empty() ? "" : ", ") + x->name() + "/" + y->name();
     return fmt::format(
         "blocks {} and {} apply the same operator to different tensors ({}) and neither reads "
         "the other's result ({} vs {}); the differing operands are stacked along a new leading "
         "index of extent 2, one block computes both results at once into a stacked tensor, and "
         "a last block copies slice 0 back to {} and slice 1 to {}",
-        r->block, r->block + 1, operands, r->first.lhs->name(), r->second.lhs->name(),
-        r->first.lhs->name(), r->second.lhs->name());
+        r.block, r.block + 1, operands, r.first.lhs->name(), r.second.lhs->name(),
+        r.first.lhs->name(), r.second.lhs->name());
   }
 
   std::optional<Example> example() const override {
@@ -210,7 +203,7 @@ class TensorConcatToFuseOperators final : public Strategy {
   }
 
  private:
-  Outcome<ConcatSite> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<ConcatSite> resolve(const leir::Program& p, const Site& s) const override {
     const std::string c = std::string(name()) + ".";
     Outcome<size_t> i = graph::top_block(p, s, name());
     STEPTP_TRY(i);

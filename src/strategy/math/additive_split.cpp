@@ -15,6 +15,7 @@
 #include "leir/printer.h"
 #include "strategy/math/split_patterns.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 
 namespace steptp::strategy {
 namespace {
@@ -28,7 +29,7 @@ struct AddSite {
   ExprRef x, shift;
 };
 
-class AdditiveSplit final : public Strategy {
+class AdditiveSplit final : public ResolvedStrategy<AddSite> {
  public:
   std::string_view name() const override { return "additive_split"; }
   Category category() const override { return Category::kMath; }
@@ -55,37 +56,29 @@ class AdditiveSplit final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<AddSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<AddSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    ExprRef rhs = split::replace_operand(m->stmt.stmt.rhs, m->operand, [&](const ExprRef& x) {
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const AddSite& m) const override {
+    ExprRef rhs = split::replace_operand(m.stmt.stmt.rhs, m.operand, [&](const ExprRef& x) {
       return Expr::grouped(Expr::binary(leir::BinaryOp::kSub,
-                                        Expr::binary(leir::BinaryOp::kAdd, x, m->shift), m->shift));
+                                        Expr::binary(leir::BinaryOp::kAdd, x, m.shift), m.shift));
     });
-    return split::with_statement(p, m->stmt, leir::Stmt{m->stmt.stmt.lhs, rhs});
+    return split::with_statement(p, m.stmt, leir::Stmt{m.stmt.stmt.lhs, rhs});
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<AddSite> m = resolve(p, s);
-    if (!m.ok()) return m.infeasible().render();
+  std::string describe(const leir::Program& /*p*/, const Site& /*s*/,
+                       const AddSite& m) const override {
     return fmt::format(
         "in block {}, statement {} (writing {}), the operand {} becomes {}+N-N with N = {}. "
         "Adding and subtracting the same finite value changes nothing but exposes the shift, "
         "the first step of re-centring a computation",
-        m->stmt.path.to_string(), m->stmt.index, m->stmt.stmt.lhs->name(), leir::print(m->x),
-        leir::print(m->x), leir::print(m->shift));
+        m.stmt.path.to_string(), m.stmt.index, m.stmt.stmt.lhs->name(), leir::print(m.x),
+        leir::print(m.x), leir::print(m.shift));
   }
 
  private:
   std::string code() const { return std::string(name()) + "."; }
 
-  Outcome<AddSite> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<AddSite> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     // 1. The statement and the operand; 2. X can be shifted.
     Outcome<split::OperandRef> o = split::site_operand(p, s, code());

@@ -15,6 +15,7 @@
 #include "leir/printer.h"
 #include "leir/visit.h"
 #include "strategy/math/algebra.h"
+#include "strategy/resolved_strategy.h"
 #include "strategy/surgery.h"
 
 namespace steptp::strategy::math {
@@ -73,7 +74,7 @@ std::pair<ExprRef, ExprRef> scaled_select(const ExprRef& arg) {
   return {};
 }
 
-class AlgebraicStrategy final : public Strategy {
+class AlgebraicStrategy final : public ResolvedStrategy<Rewritten> {
  public:
   explicit AlgebraicStrategy(AlgebraicRule rule) : rule_(std::move(rule)) {}
 
@@ -90,7 +91,7 @@ class AlgebraicStrategy final : public Strategy {
         if (!b->body[i].is_stmt()) continue;
         Site base = Site(std::string(name())).set_block(path).set_int("stmt", int64_t(i));
         if (!rule_.needs_symbol) {
-          if (run(p, base).ok()) out.push_back(base);
+          if (resolve(p, base).ok()) out.push_back(base);
           continue;
         }
         std::vector<std::string> names;
@@ -102,41 +103,33 @@ class AlgebraicStrategy final : public Strategy {
         for (const std::string& n : names) {
           Site s = base;
           s.set("symbol", n);
-          if (run(p, s).ok()) out.push_back(s);
+          if (resolve(p, s).ok()) out.push_back(s);
         }
       }
     }
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<Rewritten> r = run(p, s);
-    STEPTP_TRY(r);
-    return feasible();
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const Rewritten& r) const override {
+    leir::Block b = *surgery::find_block(p, r.path);
+    b.body[r.item] = leir::Item::of(r.after);
+    return surgery::replace_block(p, r.path, std::move(b));
   }
 
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<Rewritten> r = run(p, s);
-    STEPTP_TRY(r);
-    leir::Block b = *surgery::find_block(p, r->path);
-    b.body[r->item] = leir::Item::of(r->after);
-    return surgery::replace_block(p, r->path, std::move(b));
-  }
-
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<Rewritten> r = run(p, s);
-    if (!r.ok()) return r.infeasible().render();
+  std::string describe(const leir::Program& /*p*/, const Site& s,
+                       const Rewritten& r) const override {
     std::string on = s.has("symbol") ? fmt::format(" on tensor {}", s.values("symbol")[0]) : "";
     return fmt::format(
         "in block {}, statement {} writes {}; its right-hand side {} {}{} to give {}. The two "
         "forms are equal as real expressions wherever the original is defined, so the values "
         "stay the same up to rounding",
-        r->path.to_string(), r->item, r->before.lhs->name(), leir::print(r->before.rhs),
-        rule_.effect, on, leir::print(r->after.rhs));
+        r.path.to_string(), r.item, r.before.lhs->name(), leir::print(r.before.rhs), rule_.effect,
+        on, leir::print(r.after.rhs));
   }
 
  private:
-  Outcome<Rewritten> run(const leir::Program& p, const Site& s) const {
+  Outcome<Rewritten> resolve(const leir::Program& p, const Site& s) const override {
     // GiNaC is not thread-safe (non-atomic reference counts, global symbol serials), and the
     // dataset builder calls strategies from several threads: all algebra runs one at a time.
     static std::mutex ginac_mutex;

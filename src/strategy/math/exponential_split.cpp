@@ -17,6 +17,7 @@
 #include "leir/printer.h"
 #include "strategy/math/split_patterns.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 
 namespace steptp::strategy {
 namespace {
@@ -67,7 +68,7 @@ ExprRef with_head(const ExprRef& e, const ExprRef& n) {
   return n;
 }
 
-class ExponentialSplit final : public Strategy {
+class ExponentialSplit final : public ResolvedStrategy<ExpSite> {
  public:
   std::string_view name() const override { return "exponential_split"; }
   Category category() const override { return Category::kMath; }
@@ -95,42 +96,34 @@ class ExponentialSplit final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<ExpSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<ExpSite> m = resolve(p, s);
-    STEPTP_TRY(m);
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const ExpSite& m) const override {
     auto exp_of = [](ExprRef e) { return Expr::call(leir::Function::kExp, {std::move(e)}); };
-    ExprRef left = exp_of(Expr::binary(BinaryOp::kSub, m->x, m->shift));
+    ExprRef left = exp_of(Expr::binary(BinaryOp::kSub, m.x, m.shift));
     ExprRef split_exp =
-        m->div ? Expr::binary(BinaryOp::kDiv, left,
-                              exp_of(Expr::binary(BinaryOp::kSub, m->arg->rhs(), m->shift)))
-               : Expr::binary(BinaryOp::kMul, left, exp_of(with_head(m->arg, m->shift)));
-    ExprRef rhs = split::replace_nth(m->stmt.stmt.rhs, m->call, is_exp,
+        m.div ? Expr::binary(BinaryOp::kDiv, left,
+                             exp_of(Expr::binary(BinaryOp::kSub, m.arg->rhs(), m.shift)))
+              : Expr::binary(BinaryOp::kMul, left, exp_of(with_head(m.arg, m.shift)));
+    ExprRef rhs = split::replace_nth(m.stmt.stmt.rhs, m.call, is_exp,
                                      [&](const ExprRef&) { return Expr::grouped(split_exp); });
-    return split::with_statement(p, m->stmt, leir::Stmt{m->stmt.stmt.lhs, rhs});
+    return split::with_statement(p, m.stmt, leir::Stmt{m.stmt.stmt.lhs, rhs});
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<ExpSite> m = resolve(p, s);
-    if (!m.ok()) return m.infeasible().render();
+  std::string describe(const leir::Program& /*p*/, const Site& /*s*/,
+                       const ExpSite& m) const override {
     return fmt::format(
         "in block {}, statement {} (writing {}), exp({}) is split around N = {}: {}. Since "
         "exp(a)·exp(b) = exp(a+b), the value is the same; the shift is what online softmax uses "
         "to move from one max to the next",
-        m->stmt.path.to_string(), m->stmt.index, m->stmt.stmt.lhs->name(), leir::print(m->arg),
-        leir::print(m->shift),
-        m->div ? "a quotient exp(X-N)/exp(R-N)" : "a product exp(X-N)·exp(N±R)");
+        m.stmt.path.to_string(), m.stmt.index, m.stmt.stmt.lhs->name(), leir::print(m.arg),
+        leir::print(m.shift),
+        m.div ? "a quotient exp(X-N)/exp(R-N)" : "a product exp(X-N)·exp(N±R)");
   }
 
  private:
   std::string code() const { return std::string(name()) + "."; }
 
-  Outcome<ExpSite> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<ExpSite> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     // 1. The statement, the exp and its leading operand.
     Outcome<split::StmtRef> r = split::site_statement(p, s, code());

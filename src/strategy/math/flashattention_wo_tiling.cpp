@@ -21,6 +21,7 @@
 #include "leir/printer.h"
 #include "strategy/math/online_patterns.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 #include "strategy/surgery.h"
 
 namespace steptp::strategy {
@@ -34,7 +35,7 @@ struct FlashSite {
   online::Matmul mm;
 };
 
-class FlashattentionWoTiling final : public Strategy {
+class FlashattentionWoTiling final : public ResolvedStrategy<FlashSite> {
  public:
   std::string_view name() const override { return "flashattention_wo_tiling"; }
   Category category() const override { return Category::kMath; }
@@ -43,60 +44,45 @@ class FlashattentionWoTiling final : public Strategy {
     return "fuse softmax and the P·V matmul into one online pass with a rescaled accumulator";
   }
 
-  std::vector<Site> sites(const leir::Program& p) const override {
-    std::vector<Site> out;
-    for (size_t i = 0; i < p.blocks.size(); ++i) {
-      Site s = Site(std::string(name())).set_block(BlockPath{i, {}});
-      if (resolve(p, s).ok()) out.push_back(s);
-    }
-    return out;
-  }
+  std::vector<Site> sites(const leir::Program& p) const override { return top_level_sites(p); }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<FlashSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<FlashSite> m = resolve(p, s);
-    STEPTP_TRY(m);
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const FlashSite& m) const override {
     surgery::NameAllocator names(p);
     std::string mn = names.fresh_tensor();
     std::string fn = names.fresh_tensor();
     std::string acc = names.fresh_tensor();
-    online::Recurrence r = online::make_recurrence(p, m->pair, mn, fn);
+    online::Recurrence r = online::make_recurrence(p, m.pair, mn, fn);
     std::vector<std::string> head;
-    for (size_t i = 0; i < online::head_loop_count(p, m->mm); ++i)
+    for (size_t i = 0; i < online::head_loop_count(p, m.mm); ++i)
       head.push_back(names.fresh_loop_var());
-    size_t b = m->pair.max_block;
-    return online::build_flash(p, r, m->mm, b, b + 3, acc, head);
+    size_t b = m.pair.max_block;
+    return online::build_flash(p, r, m.mm, b, b + 3, acc, head);
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<FlashSite> m = resolve(p, s);
-    if (!m.ok()) return m.infeasible().render();
+  std::string describe(const leir::Program& p, const Site& /*s*/,
+                       const FlashSite& m) const override {
     surgery::NameAllocator names(p);
     std::string mn = names.fresh_tensor();
     std::string fn = names.fresh_tensor();
     std::string acc = names.fresh_tensor();
-    size_t b = m->pair.max_block;
-    const leir::Loop& k = p.blocks[b].loops[m->pair.reduce];
-    const std::string v = leir::print(m->mm.v);  // V may be an expression, not only a read
+    size_t b = m.pair.max_block;
+    const leir::Loop& k = p.blocks[b].loops[m.pair.reduce];
+    const std::string v = leir::print(m.mm.v);  // V may be an expression, not only a read
     return fmt::format(
         "blocks {}-{} compute softmax of {} over loop '{}' ({} keys) and multiply it by {} into "
         "{}. One pass per row replaces the four blocks: {} keeps the running max, {} the running "
         "sum and, in a nested loop over the head dimension, {} the running product with {}; both "
         "sums are rescaled by exp(old max - new max) when the max grows. A copy block divides {} "
         "by {} at the last key ({}={}), giving exactly softmax·{}",
-        b, b + 3, leir::print(m->pair.x), k.var, k.extent, leir::print(m->mm.v), m->mm.out->name(),
-        mn, fn, acc, v, acc, fn, k.var, k.extent - 1, v);
+        b, b + 3, leir::print(m.pair.x), k.var, k.extent, leir::print(m.mm.v), m.mm.out->name(), mn,
+        fn, acc, v, acc, fn, k.var, k.extent - 1, v);
   }
 
  private:
   std::string code() const { return std::string(name()) + "."; }
 
-  Outcome<FlashSite> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<FlashSite> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     Outcome<BlockPath> path = s.block();
     STEPTP_TRY(path);

@@ -17,6 +17,7 @@
 #include "leir/visit.h"
 #include "strategy/math/split_patterns.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 
 namespace steptp::strategy {
 namespace {
@@ -47,7 +48,7 @@ std::vector<ExprRef> positive_literals(const ExprRef& e) {
   return out;
 }
 
-class MultiplicativeSplit final : public Strategy {
+class MultiplicativeSplit final : public ResolvedStrategy<MulSite> {
  public:
   std::string_view name() const override { return "multiplicative_split"; }
   Category category() const override { return Category::kMath; }
@@ -78,37 +79,29 @@ class MultiplicativeSplit final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<MulSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<MulSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    ExprRef rhs = split::replace_operand(m->stmt.stmt.rhs, m->operand, [&](const ExprRef& x) {
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const MulSite& m) const override {
+    ExprRef rhs = split::replace_operand(m.stmt.stmt.rhs, m.operand, [&](const ExprRef& x) {
       return Expr::grouped(Expr::binary(
-          leir::BinaryOp::kMul, Expr::binary(leir::BinaryOp::kDiv, x, m->divisor), m->divisor));
+          leir::BinaryOp::kMul, Expr::binary(leir::BinaryOp::kDiv, x, m.divisor), m.divisor));
     });
-    return split::with_statement(p, m->stmt, leir::Stmt{m->stmt.stmt.lhs, rhs});
+    return split::with_statement(p, m.stmt, leir::Stmt{m.stmt.stmt.lhs, rhs});
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<MulSite> m = resolve(p, s);
-    if (!m.ok()) return m.infeasible().render();
+  std::string describe(const leir::Program& /*p*/, const Site& /*s*/,
+                       const MulSite& m) const override {
     return fmt::format(
         "in block {}, statement {} (writing {}), the operand {} becomes {}/N*N with N = {}. N is "
         "never zero (a positive constant or an exponential), so dividing and multiplying by it "
         "preserves the value and exposes a normalisation by N",
-        m->stmt.path.to_string(), m->stmt.index, m->stmt.stmt.lhs->name(), leir::print(m->x),
-        leir::print(m->x), leir::print(m->divisor));
+        m.stmt.path.to_string(), m.stmt.index, m.stmt.stmt.lhs->name(), leir::print(m.x),
+        leir::print(m.x), leir::print(m.divisor));
   }
 
  private:
   std::string code() const { return std::string(name()) + "."; }
 
-  Outcome<MulSite> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<MulSite> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     // 1. The statement and the operand; 2. X can be scaled.
     Outcome<split::OperandRef> o = split::site_operand(p, s, code());

@@ -15,6 +15,7 @@
 #include "leir/printer.h"
 #include "leir/visit.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 #include "strategy/surgery.h"
 
 namespace steptp::strategy {
@@ -30,7 +31,7 @@ struct MaxSite {
   size_t reduce = 0;  // position of the reduction loop in the header
 };
 
-class NormalLoopMaxToPrefixMax final : public Strategy {
+class NormalLoopMaxToPrefixMax final : public ResolvedStrategy<MaxSite> {
  public:
   std::string_view name() const override { return "normal_loop_max_to_prefix_max"; }
   Category category() const override { return Category::kMath; }
@@ -39,27 +40,13 @@ class NormalLoopMaxToPrefixMax final : public Strategy {
     return "turn a max reduction into a running (prefix) max along its reduction loop";
   }
 
-  std::vector<Site> sites(const leir::Program& p) const override {
-    std::vector<Site> out;
-    for (size_t i = 0; i < p.blocks.size(); ++i) {
-      Site s = Site(std::string(name())).set_block(BlockPath{i, {}});
-      if (resolve(p, s).ok()) out.push_back(s);
-    }
-    return out;
-  }
+  std::vector<Site> sites(const leir::Program& p) const override { return top_level_sites(p); }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<MaxSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<MaxSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    const leir::Block& b = p.blocks[m->block];
-    const leir::Loop& k = b.loops[m->reduce];
-    const ExprRef& out = m->stmt.lhs;
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const MaxSite& m) const override {
+    const leir::Block& b = p.blocks[m.block];
+    const leir::Loop& k = b.loops[m.reduce];
+    const ExprRef& out = m.stmt.lhs;
     std::string prefix = surgery::NameAllocator(p).fresh_tensor();
     auto at = [&](ExprRef last) {
       std::vector<ExprRef> idx = out->indices();
@@ -71,33 +58,31 @@ class NormalLoopMaxToPrefixMax final : public Strategy {
     ExprRef guard = Expr::call(leir::Function::kIfThenElse,
                                {Expr::compare({previous, Expr::integer(0)}, {leir::CompareOp::kLt}),
                                 Expr::neg(Expr::inf()), at(previous)});
-    ExprRef x = m->stmt.rhs->args()[1];
+    ExprRef x = m.stmt.rhs->args()[1];
     leir::Block scan{
         b.loops,
         {leir::Item::of(leir::Stmt{at(kv), Expr::call(leir::Function::kMax, {guard, x})})}};
     leir::Block copy;
     for (size_t i = 0; i < b.loops.size(); ++i)
-      if (i != m->reduce) copy.loops.push_back(b.loops[i]);
+      if (i != m.reduce) copy.loops.push_back(b.loops[i]);
     if (copy.loops.empty()) copy.loops.push_back(leir::Loop{leir::LoopKind::kBound, 1, "tx"});
     copy.body.push_back(leir::Item::of(leir::Stmt{out, at(Expr::integer(k.extent - 1))}));
-    return surgery::replace_top_block(p, m->block, {std::move(scan), std::move(copy)});
+    return surgery::replace_top_block(p, m.block, {std::move(scan), std::move(copy)});
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<MaxSite> m = resolve(p, s);
-    if (!m.ok()) return m.infeasible().render();
-    const leir::Loop& k = p.blocks[m->block].loops[m->reduce];
+  std::string describe(const leir::Program& p, const Site& /*s*/, const MaxSite& m) const override {
+    const leir::Loop& k = p.blocks[m.block].loops[m.reduce];
     return fmt::format(
         "block {} reduces {} with max over loop '{}' ({} steps). A new prefix tensor {} keeps the "
         "running max after each step, starting from -inf through a guarded read of step {}-1; "
         "the value after the last step ({}={}) is then copied into {}. max is exact, so every "
         "value is unchanged",
-        m->block, leir::print(m->stmt.lhs), k.var, k.extent,
-        surgery::NameAllocator(p).fresh_tensor(), k.var, k.var, k.extent - 1, m->stmt.lhs->name());
+        m.block, leir::print(m.stmt.lhs), k.var, k.extent, surgery::NameAllocator(p).fresh_tensor(),
+        k.var, k.var, k.extent - 1, m.stmt.lhs->name());
   }
 
  private:
-  Outcome<MaxSite> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<MaxSite> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     Outcome<BlockPath> path = s.block();
     STEPTP_TRY(path);

@@ -19,6 +19,7 @@
 #include "leir/printer.h"
 #include "strategy/math/online_patterns.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 #include "strategy/surgery.h"
 
 namespace steptp::strategy {
@@ -26,7 +27,8 @@ namespace {
 
 using leir::ExprRef;
 
-class NormalLoopSummationOnExpToPrefixSummationOnExp final : public Strategy {
+class NormalLoopSummationOnExpToPrefixSummationOnExp final
+    : public ResolvedStrategy<online::SoftmaxPair> {
  public:
   std::string_view name() const override {
     return "normal_loop_summation_on_exp_to_prefix_summation_on_exp";
@@ -45,56 +47,47 @@ class NormalLoopSummationOnExpToPrefixSummationOnExp final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<online::SoftmaxPair> m = resolve(p, s);
-    STEPTP_TRY(m);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<online::SoftmaxPair> m = resolve(p, s);
-    STEPTP_TRY(m);
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const online::SoftmaxPair& m) const override {
     surgery::NameAllocator names(p);
     std::string mn = names.fresh_tensor();
-    online::Recurrence r = online::make_recurrence(p, *m, mn, names.fresh_tensor());
+    online::Recurrence r = online::make_recurrence(p, m, mn, names.fresh_tensor());
     leir::Block fused{r.header->loops, {}};
     for (leir::Stmt& st : online::recurrence_stmts(r)) fused.body.push_back(leir::Item::of(st));
     leir::Block copy;
     for (size_t i = 0; i < r.header->loops.size(); ++i)
       if (i != r.reduce) copy.loops.push_back(r.header->loops[i]);
     if (copy.loops.empty()) copy.loops.push_back(leir::Loop{leir::LoopKind::kBound, 1, "tx"});
-    const std::vector<ExprRef>& idx = m->max_out->indices();
-    copy.body.push_back(leir::Item::of(leir::Stmt{m->max_out, online::last_max(r, idx)}));
-    copy.body.push_back(leir::Item::of(leir::Stmt{m->sum_out, online::last_sum(r, idx)}));
+    const std::vector<ExprRef>& idx = m.max_out->indices();
+    copy.body.push_back(leir::Item::of(leir::Stmt{m.max_out, online::last_max(r, idx)}));
+    copy.body.push_back(leir::Item::of(leir::Stmt{m.sum_out, online::last_sum(r, idx)}));
     leir::Program out = p;
-    out.blocks.erase(out.blocks.begin() + long(m->max_block),
-                     out.blocks.begin() + long(m->max_block) + 2);
-    out.blocks.insert(out.blocks.begin() + long(m->max_block), {std::move(fused), std::move(copy)});
+    out.blocks.erase(out.blocks.begin() + long(m.max_block),
+                     out.blocks.begin() + long(m.max_block) + 2);
+    out.blocks.insert(out.blocks.begin() + long(m.max_block), {std::move(fused), std::move(copy)});
     return out;
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<online::SoftmaxPair> m = resolve(p, s);
-    if (!m.ok()) return m.infeasible().render();
+  std::string describe(const leir::Program& p, const Site& /*s*/,
+                       const online::SoftmaxPair& m) const override {
     surgery::NameAllocator names(p);
     std::string mn = names.fresh_tensor();
-    online::Recurrence r = online::make_recurrence(p, *m, mn, names.fresh_tensor());
+    online::Recurrence r = online::make_recurrence(p, m, mn, names.fresh_tensor());
     return fmt::format(
         "blocks {} and {} both walk loop '{}' ({} steps): the first takes the max {} of {}, the "
         "second sums exp({}-{}) into {}. One pass suffices: {} keeps the running max and {} the "
         "running sum, rescaled by exp(old max - new max) whenever the max grows{}. After step "
         "{}={} they hold exactly {} and {}, which a copy block writes back",
-        m->max_block, m->max_block + 1, online::reduce_var(r), online::extent(r),
-        m->max_out->name(), leir::print(m->x), leir::print(m->x), m->max_out->name(),
-        m->sum_out->name(), r.max_name, r.sum_name,
-        r.guard_neg_inf ? " (a prefix that is still -inf contributes 0)" : "",
-        online::reduce_var(r), online::extent(r) - 1, m->max_out->name(), m->sum_out->name());
+        m.max_block, m.max_block + 1, online::reduce_var(r), online::extent(r), m.max_out->name(),
+        leir::print(m.x), leir::print(m.x), m.max_out->name(), m.sum_out->name(), r.max_name,
+        r.sum_name, r.guard_neg_inf ? " (a prefix that is still -inf contributes 0)" : "",
+        online::reduce_var(r), online::extent(r) - 1, m.max_out->name(), m.sum_out->name());
   }
 
  private:
   std::string code() const { return std::string(name()) + "."; }
 
-  Outcome<online::SoftmaxPair> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<online::SoftmaxPair> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     Outcome<BlockPath> path = s.block();
     STEPTP_TRY(path);

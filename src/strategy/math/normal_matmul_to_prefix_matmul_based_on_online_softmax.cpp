@@ -23,6 +23,7 @@
 #include "leir/printer.h"
 #include "strategy/math/online_patterns.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 #include "strategy/surgery.h"
 
 namespace steptp::strategy {
@@ -37,7 +38,7 @@ struct PrefixMatmulSite {
   size_t block = 0;
 };
 
-class NormalMatmulToPrefixMatmul final : public Strategy {
+class NormalMatmulToPrefixMatmul final : public ResolvedStrategy<PrefixMatmulSite> {
  public:
   std::string_view name() const override {
     return "normal_matmul_to_prefix_matmul_based_on_online_softmax";
@@ -49,35 +50,20 @@ class NormalMatmulToPrefixMatmul final : public Strategy {
            "pass";
   }
 
-  std::vector<Site> sites(const leir::Program& p) const override {
-    std::vector<Site> out;
-    for (size_t i = 0; i < p.blocks.size(); ++i) {
-      Site s = Site(std::string(name())).set_block(BlockPath{i, {}});
-      if (resolve(p, s).ok()) out.push_back(s);
-    }
-    return out;
-  }
+  std::vector<Site> sites(const leir::Program& p) const override { return top_level_sites(p); }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<PrefixMatmulSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<PrefixMatmulSite> m = resolve(p, s);
-    STEPTP_TRY(m);
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const PrefixMatmulSite& m) const override {
     surgery::NameAllocator names(p);
     std::string acc = names.fresh_tensor();
     std::vector<std::string> head;
-    for (size_t i = 0; i < online::head_loop_count(p, m->mm); ++i)
+    for (size_t i = 0; i < online::head_loop_count(p, m.mm); ++i)
       head.push_back(names.fresh_loop_var());
-    return online::build_flash(p, m->rec, m->mm, m->block, m->block + 2, acc, head);
+    return online::build_flash(p, m.rec, m.mm, m.block, m.block + 2, acc, head);
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<PrefixMatmulSite> m = resolve(p, s);
-    if (!m.ok()) return m.infeasible().render();
+  std::string describe(const leir::Program& p, const Site& /*s*/,
+                       const PrefixMatmulSite& m) const override {
     std::string acc = surgery::NameAllocator(p).fresh_tensor();
     return fmt::format(
         "block {} already keeps the running max {} and sum {} over loop '{}' ({} steps); block "
@@ -85,16 +71,15 @@ class NormalMatmulToPrefixMatmul final : public Strategy {
         "matmul can run inside the online pass instead: a nested loop over the head dimension "
         "keeps the running product {} and rescales it by exp(old max - new max) like the sum, "
         "so one division by {} at step {}={} gives {} without storing the probabilities",
-        m->block, m->rec.max_name, m->rec.sum_name, online::reduce_var(m->rec),
-        online::extent(m->rec), m->block + 1, m->block + 2, leir::print(m->mm.v), m->mm.out->name(),
-        acc, m->rec.sum_name, online::reduce_var(m->rec), online::extent(m->rec) - 1,
-        m->mm.out->name());
+        m.block, m.rec.max_name, m.rec.sum_name, online::reduce_var(m.rec), online::extent(m.rec),
+        m.block + 1, m.block + 2, leir::print(m.mm.v), m.mm.out->name(), acc, m.rec.sum_name,
+        online::reduce_var(m.rec), online::extent(m.rec) - 1, m.mm.out->name());
   }
 
  private:
   std::string code() const { return std::string(name()) + "."; }
 
-  Outcome<PrefixMatmulSite> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<PrefixMatmulSite> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     Outcome<BlockPath> path = s.block();
     STEPTP_TRY(path);

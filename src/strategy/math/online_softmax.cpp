@@ -16,6 +16,7 @@
 #include "leir/printer.h"
 #include "strategy/math/online_patterns.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 #include "strategy/surgery.h"
 
 namespace steptp::strategy {
@@ -23,7 +24,7 @@ namespace {
 
 using leir::ExprRef;
 
-class OnlineSoftmax final : public Strategy {
+class OnlineSoftmax final : public ResolvedStrategy<online::SoftmaxPair> {
  public:
   std::string_view name() const override { return "online_softmax"; }
   Category category() const override { return Category::kMath; }
@@ -32,63 +33,48 @@ class OnlineSoftmax final : public Strategy {
     return "compute softmax's max and normaliser in one online pass read by the normalising block";
   }
 
-  std::vector<Site> sites(const leir::Program& p) const override {
-    std::vector<Site> out;
-    for (size_t i = 0; i < p.blocks.size(); ++i) {
-      Site s = Site(std::string(name())).set_block(BlockPath{i, {}});
-      if (resolve(p, s).ok()) out.push_back(s);
-    }
-    return out;
-  }
+  std::vector<Site> sites(const leir::Program& p) const override { return top_level_sites(p); }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<online::SoftmaxPair> m = resolve(p, s);
-    STEPTP_TRY(m);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<online::SoftmaxPair> m = resolve(p, s);
-    STEPTP_TRY(m);
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const online::SoftmaxPair& m) const override {
     surgery::NameAllocator names(p);
     std::string mn = names.fresh_tensor();
-    online::Recurrence r = online::make_recurrence(p, *m, mn, names.fresh_tensor());
+    online::Recurrence r = online::make_recurrence(p, m, mn, names.fresh_tensor());
     leir::Block fused{r.header->loops, {}};
     for (leir::Stmt& st : online::recurrence_stmts(r)) fused.body.push_back(leir::Item::of(st));
     leir::Program out = online::replace_reads(
-        p, m->max_block + 2, m->max_out->name(),
+        p, m.max_block + 2, m.max_out->name(),
         [&](const std::vector<ExprRef>& idx) { return online::last_max(r, idx); });
     out = online::replace_reads(
-        out, m->max_block + 2, m->sum_out->name(),
+        out, m.max_block + 2, m.sum_out->name(),
         [&](const std::vector<ExprRef>& idx) { return online::last_sum(r, idx); });
-    out.blocks.erase(out.blocks.begin() + long(m->max_block),
-                     out.blocks.begin() + long(m->max_block) + 2);
-    out.blocks.insert(out.blocks.begin() + long(m->max_block), std::move(fused));
+    out.blocks.erase(out.blocks.begin() + long(m.max_block),
+                     out.blocks.begin() + long(m.max_block) + 2);
+    out.blocks.insert(out.blocks.begin() + long(m.max_block), std::move(fused));
     return out;
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<online::SoftmaxPair> m = resolve(p, s);
-    if (!m.ok()) return m.infeasible().render();
+  std::string describe(const leir::Program& p, const Site& /*s*/,
+                       const online::SoftmaxPair& m) const override {
     surgery::NameAllocator names(p);
     std::string mn = names.fresh_tensor();
-    online::Recurrence r = online::make_recurrence(p, *m, mn, names.fresh_tensor());
+    online::Recurrence r = online::make_recurrence(p, m, mn, names.fresh_tensor());
     return fmt::format(
         "blocks {} and {} make two passes over loop '{}' ({} steps) for the max {} and the sum of "
         "exp {} that normalise {}. One online pass replaces both: {} is the running max and {} "
         "the running sum, rescaled by exp(old max - new max) when the max grows{}. The later "
         "blocks read {}[..,{}] and {}[..,{}] instead of {} and {}, which are no longer stored",
-        m->max_block, m->max_block + 1, online::reduce_var(r), online::extent(r),
-        m->max_out->name(), m->sum_out->name(), leir::print(m->x), r.max_name, r.sum_name,
+        m.max_block, m.max_block + 1, online::reduce_var(r), online::extent(r), m.max_out->name(),
+        m.sum_out->name(), leir::print(m.x), r.max_name, r.sum_name,
         r.guard_neg_inf ? " (a prefix that is still -inf contributes 0)" : "", r.max_name,
-        online::extent(r) - 1, r.sum_name, online::extent(r) - 1, m->max_out->name(),
-        m->sum_out->name());
+        online::extent(r) - 1, r.sum_name, online::extent(r) - 1, m.max_out->name(),
+        m.sum_out->name());
   }
 
  private:
   std::string code() const { return std::string(name()) + "."; }
 
-  Outcome<online::SoftmaxPair> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<online::SoftmaxPair> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     Outcome<BlockPath> path = s.block();
     STEPTP_TRY(path);

@@ -26,6 +26,7 @@
 #include "leir/printer.h"
 #include "leir/visit.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 #include "strategy/surgery.h"
 
 namespace steptp::strategy {
@@ -162,7 +163,23 @@ struct PadSite {
   bool keep_pad = false;   // E is read elsewhere or is a program output
 };
 
-class PartiallyEquivalentThenCorrect final : public Strategy {
+// How often statements after block `from` read `tensor` (in values and in subscripts).
+size_t reads_after(const leir::Program& p, size_t from, const std::string& tensor) {
+  size_t reads = 0;
+  std::vector<leir::Block> rest(p.blocks.begin() + long(from) + 1, p.blocks.end());
+  leir::for_each_stmt(rest, [&](const leir::Stmt& st, const leir::StmtContext&) {
+    leir::for_each_expr(st.rhs, [&](const ExprRef& e) {
+      reads += e->kind() == ExprKind::kAccess && e->name() == tensor ? 1 : 0;
+    });
+    for (const ExprRef& i : st.lhs->indices())
+      leir::for_each_expr(i, [&](const ExprRef& e) {
+        reads += e->kind() == ExprKind::kAccess && e->name() == tensor ? 1 : 0;
+      });
+  });
+  return reads;
+}
+
+class PartiallyEquivalentThenCorrect final : public ResolvedStrategy<PadSite> {
  public:
   std::string_view name() const override { return "partially_equivalent_then_correct"; }
   Category category() const override { return Category::kMath; }
@@ -171,44 +188,30 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
     return "read the unpadded input over a conv's interior, then correct the border outputs";
   }
 
-  std::vector<Site> sites(const leir::Program& p) const override {
-    std::vector<Site> out;
-    for (size_t i = 0; i < p.blocks.size(); ++i) {
-      Site s = Site(std::string(name())).set_block(BlockPath{i, {}});
-      if (resolve(p, s).ok()) out.push_back(s);
-    }
-    return out;
-  }
+  std::vector<Site> sites(const leir::Program& p) const override { return top_level_sites(p); }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<PadSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<PadSite> m = resolve(p, s);
-    STEPTP_TRY(m);
-    const leir::Block& conv = p.blocks[m->conv];
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const PadSite& m) const override {
+    const leir::Block& conv = p.blocks[m.conv];
     // E's padding variables → the conv's read indices.
     std::map<std::string, ExprRef> pad_to_read;
-    const auto& pad_idx = m->pad_stmt.lhs->indices();
+    const auto& pad_idx = m.pad_stmt.lhs->indices();
     for (size_t k = 0; k < pad_idx.size(); ++k)
-      pad_to_read[pad_idx[k]->name()] = m->read->indices()[k];
-    ExprRef direct = substitute(m->source, pad_to_read);
+      pad_to_read[pad_idx[k]->name()] = m.read->indices()[k];
+    ExprRef direct = substitute(m.source, pad_to_read);
     ExprRef guarded = Expr::call(leir::Function::kIfThenElse,
-                                 {substitute(m->guard, pad_to_read), direct, Expr::integer(0)});
+                                 {substitute(m.guard, pad_to_read), direct, Expr::integer(0)});
     auto with_read = [&](const ExprRef& replacement) {
-      return leir::rewrite(m->conv_stmt.rhs, [&](const ExprRef& n) {
-        return leir::equal(n, m->read) ? replacement : n;
+      return leir::rewrite(m.conv_stmt.rhs, [&](const ExprRef& n) {
+        return leir::equal(n, m.read) ? replacement : n;
       });
     };
     // Output loops restricted to a box [from, from+extent) on the guarded axes.
     auto boxed = [&](const std::vector<std::pair<int64_t, int64_t>>& box, const leir::Stmt& st,
                      std::vector<leir::Loop>& loops) {
       std::map<std::string, ExprRef> shift;
-      for (size_t i = 0; i < m->axes.size(); ++i) {
-        leir::Loop& l = loops[m->axes[i].loop];
+      for (size_t i = 0; i < m.axes.size(); ++i) {
+        leir::Loop& l = loops[m.axes[i].loop];
         l.extent = box[i].second;
         if (box[i].first != 0)
           shift[l.var] =
@@ -221,22 +224,22 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
     // The partially equivalent conv: the interior box, reading A directly.
     {
       std::vector<std::pair<int64_t, int64_t>> box;
-      for (const Axis& a : m->axes) box.emplace_back(a.lo, a.hi - a.lo);
+      for (const Axis& a : m.axes) box.emplace_back(a.lo, a.hi - a.lo);
       leir::Block b{conv.loops, {}};
       b.body.push_back(
-          leir::Item::of(boxed(box, leir::Stmt{m->conv_stmt.lhs, with_read(direct)}, b.loops)));
+          leir::Item::of(boxed(box, leir::Stmt{m.conv_stmt.lhs, with_read(direct)}, b.loops)));
       out.push_back(std::move(b));
     }
     // The corrections: for axis i, the low and high borders, earlier axes interior, later full.
-    leir::Stmt fix{m->conv_stmt.lhs, with_read(guarded)};
-    for (size_t i = 0; i < m->axes.size(); ++i) {
-      int64_t n = conv.loops[m->axes[i].loop].extent;
-      for (auto part : {std::pair<int64_t, int64_t>{0, m->axes[i].lo},
-                        std::pair<int64_t, int64_t>{m->axes[i].hi, n - m->axes[i].hi}}) {
+    leir::Stmt fix{m.conv_stmt.lhs, with_read(guarded)};
+    for (size_t i = 0; i < m.axes.size(); ++i) {
+      int64_t n = conv.loops[m.axes[i].loop].extent;
+      for (auto part : {std::pair<int64_t, int64_t>{0, m.axes[i].lo},
+                        std::pair<int64_t, int64_t>{m.axes[i].hi, n - m.axes[i].hi}}) {
         if (part.second == 0) continue;
         std::vector<std::pair<int64_t, int64_t>> box;
-        for (size_t j = 0; j < m->axes.size(); ++j) {
-          const Axis& a = m->axes[j];
+        for (size_t j = 0; j < m.axes.size(); ++j) {
+          const Axis& a = m.axes[j];
           if (j < i)
             box.emplace_back(a.lo, a.hi - a.lo);
           else if (j == i)
@@ -246,27 +249,25 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
         }
         std::vector<leir::Loop> loops = conv.loops;
         leir::Stmt st = boxed(box, fix, loops);
-        leir::Block reduce{std::vector<leir::Loop>(loops.begin() + long(m->n_out), loops.end()),
+        leir::Block reduce{std::vector<leir::Loop>(loops.begin() + long(m.n_out), loops.end()),
                            {leir::Item::of(st)}};
-        leir::Block b{std::vector<leir::Loop>(loops.begin(), loops.begin() + long(m->n_out)), {}};
+        leir::Block b{std::vector<leir::Loop>(loops.begin(), loops.begin() + long(m.n_out)), {}};
         b.body.push_back(leir::Item::of(leir::Stmt{st.lhs, Expr::integer(0)}));
         b.body.push_back(leir::Item::of(std::move(reduce)));
         out.push_back(std::move(b));
       }
     }
     leir::Program q = p;
-    q.blocks.erase(q.blocks.begin() + long(m->conv));
-    q.blocks.insert(q.blocks.begin() + long(m->conv), out.begin(), out.end());
-    if (!m->keep_pad) q.blocks.erase(q.blocks.begin() + long(m->pad));
+    q.blocks.erase(q.blocks.begin() + long(m.conv));
+    q.blocks.insert(q.blocks.begin() + long(m.conv), out.begin(), out.end());
+    if (!m.keep_pad) q.blocks.erase(q.blocks.begin() + long(m.pad));
     return q;
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<PadSite> m = resolve(p, s);
-    if (!m.ok()) return m.infeasible().render();
-    const leir::Block& conv = p.blocks[m->conv];
+  std::string describe(const leir::Program& p, const Site& /*s*/, const PadSite& m) const override {
+    const leir::Block& conv = p.blocks[m.conv];
     std::string ranges;
-    for (const Axis& a : m->axes)
+    for (const Axis& a : m.axes)
       ranges += fmt::format("{}'{}' in [{},{}) of {}", ranges.empty() ? "" : ", ",
                             conv.loops[a.loop].var, a.lo, a.hi, conv.loops[a.loop].extent);
     return fmt::format(
@@ -274,12 +275,11 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
         "{} every read lands inside the padding guard, so that part of the conv reads {} "
         "directly (partially equivalent); the remaining border outputs are recomputed by "
         "correction blocks that start them at 0 and read {} through the same guard. {}",
-        m->conv, m->conv_stmt.lhs->name(), m->read->name(), m->source->name(), m->pad, ranges,
-        m->source->name(), m->source->name(),
-        m->keep_pad
-            ? fmt::format("{} is still read elsewhere, so block {} stays", m->read->name(), m->pad)
-            : fmt::format("Nothing else reads {}, so block {} is removed", m->read->name(),
-                          m->pad));
+        m.conv, m.conv_stmt.lhs->name(), m.read->name(), m.source->name(), m.pad, ranges,
+        m.source->name(), m.source->name(),
+        m.keep_pad
+            ? fmt::format("{} is still read elsewhere, so block {} stays", m.read->name(), m.pad)
+            : fmt::format("Nothing else reads {}, so block {} is removed", m.read->name(), m.pad));
   }
 
  private:
@@ -287,7 +287,58 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
     return std::string(name()) + "." + std::string(reason);
   }
 
-  Outcome<PadSite> resolve(const leir::Program& p, const Site& s) const {
+  // Preconditions 4.–5.: the interior [lo, hi) of every guarded output axis, into m.axes.
+  Check resolve_axes(const leir::Block& conv, PadSite& m) const {
+    const auto& pad_idx = m.pad_stmt.lhs->indices();
+    for (const ExprRef& cmp : guard_terms(m.guard)) {
+      const std::string& v = cmp->operands()[1]->name();
+      int64_t g_lo = int64_t(cmp->operands()[0]->number_value());
+      int64_t g_hi = int64_t(cmp->operands()[2]->number_value());
+      size_t k = 0;
+      while (pad_idx[k]->name() != v) ++k;
+      std::optional<Affine> a = affine(m.read->indices()[k]);
+      std::optional<size_t> out_loop;
+      int64_t lo_sum = a ? a->constant : 0, hi_sum = lo_sum, stride = 0;
+      bool ok = a.has_value();
+      for (const auto& [var, c] : a ? a->terms : std::vector<std::pair<std::string, int64_t>>{}) {
+        std::optional<size_t> pos = surgery::find_loop(conv, var);
+        if (!pos || c == 0) {
+          ok = ok && pos.has_value();
+          continue;
+        }
+        if (*pos < m.n_out) {
+          ok = ok && !out_loop && c > 0;
+          out_loop = pos;
+          stride = c;
+        } else {
+          int64_t span = c * (conv.loops[*pos].extent - 1);
+          (span < 0 ? lo_sum : hi_sum) += span;
+        }
+      }
+      bool reused = std::any_of(m.axes.begin(), m.axes.end(),
+                                [&](const Axis& x) { return out_loop && x.loop == *out_loop; });
+      if (!ok || !out_loop || reused)
+        return infeasible(code("irregular_read"),
+                          "the read {} of {} along padded axis '{}' is not one output loop "
+                          "variable plus reduction variables",
+                          leir::print(m.read->indices()[k]), m.read->name(), v);
+      // Interior: stride·o + lo_sum >= g_lo and stride·o + hi_sum <= g_hi-1.
+      int64_t n = conv.loops[*out_loop].extent;
+      auto ceil_div = [](int64_t x, int64_t d) { return x >= 0 ? (x + d - 1) / d : -((-x) / d); };
+      auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
+      int64_t lo = std::clamp<int64_t>(ceil_div(g_lo - lo_sum, stride), 0, n);
+      int64_t hi = std::clamp<int64_t>(floor_div(g_hi - 1 - hi_sum, stride) + 1, 0, n);
+      if (hi <= lo)
+        return infeasible(code("no_interior"),
+                          "every output '{}' of block {} reads the padding of {} along '{}' "
+                          "(guard {}<={}<{})",
+                          conv.loops[*out_loop].var, m.conv, m.read->name(), v, g_lo, v, g_hi);
+      m.axes.push_back(Axis{*out_loop, lo, hi});
+    }
+    return feasible();
+  }
+
+  Outcome<PadSite> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     Outcome<BlockPath> path = s.block();
     STEPTP_TRY(path);
@@ -377,52 +428,7 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
                         "written between blocks {} and {}",
                         e_name, m.pad, a_name, m.pad, m.conv);
     // 4.–5. Each guarded read index: one output variable plus reduction variables.
-    const auto& pad_idx = m.pad_stmt.lhs->indices();
-    for (const ExprRef& cmp : guard_terms(m.guard)) {
-      const std::string& v = cmp->operands()[1]->name();
-      int64_t g_lo = int64_t(cmp->operands()[0]->number_value());
-      int64_t g_hi = int64_t(cmp->operands()[2]->number_value());
-      size_t k = 0;
-      while (pad_idx[k]->name() != v) ++k;
-      std::optional<Affine> a = affine(m.read->indices()[k]);
-      std::optional<size_t> out_loop;
-      int64_t lo_sum = a ? a->constant : 0, hi_sum = lo_sum, stride = 0;
-      bool ok = a.has_value();
-      for (const auto& [var, c] : a ? a->terms : std::vector<std::pair<std::string, int64_t>>{}) {
-        std::optional<size_t> pos = surgery::find_loop(conv, var);
-        if (!pos || c == 0) {
-          ok = ok && pos.has_value();
-          continue;
-        }
-        if (*pos < m.n_out) {
-          ok = ok && !out_loop && c > 0;
-          out_loop = pos;
-          stride = c;
-        } else {
-          int64_t span = c * (conv.loops[*pos].extent - 1);
-          (span < 0 ? lo_sum : hi_sum) += span;
-        }
-      }
-      bool reused = std::any_of(m.axes.begin(), m.axes.end(),
-                                [&](const Axis& x) { return out_loop && x.loop == *out_loop; });
-      if (!ok || !out_loop || reused)
-        return infeasible(code("irregular_read"),
-                          "the read {} of {} along padded axis '{}' is not one output loop "
-                          "variable plus reduction variables",
-                          leir::print(m.read->indices()[k]), e_name, v);
-      // Interior: stride·o + lo_sum >= g_lo and stride·o + hi_sum <= g_hi-1.
-      int64_t n = conv.loops[*out_loop].extent;
-      auto ceil_div = [](int64_t x, int64_t d) { return x >= 0 ? (x + d - 1) / d : -((-x) / d); };
-      auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
-      int64_t lo = std::clamp<int64_t>(ceil_div(g_lo - lo_sum, stride), 0, n);
-      int64_t hi = std::clamp<int64_t>(floor_div(g_hi - 1 - hi_sum, stride) + 1, 0, n);
-      if (hi <= lo)
-        return infeasible(code("no_interior"),
-                          "every output '{}' of block {} reads the padding of {} along '{}' "
-                          "(guard {}<={}<{})",
-                          conv.loops[*out_loop].var, m.conv, e_name, v, g_lo, v, g_hi);
-      m.axes.push_back(Axis{*out_loop, lo, hi});
-    }
+    STEPTP_TRY(resolve_axes(conv, m));
     std::sort(m.axes.begin(), m.axes.end(),
               [](const Axis& x, const Axis& y) { return x.loop < y.loop; });
     if (std::all_of(m.axes.begin(), m.axes.end(),
@@ -432,18 +438,7 @@ class PartiallyEquivalentThenCorrect final : public Strategy {
                         "to correct",
                         m.conv, e_name);
     // E stays when anything besides the conv reads it.
-    size_t other_reads = 0;
-    std::vector<leir::Block> rest(p.blocks.begin() + long(m.pad) + 1, p.blocks.end());
-    leir::for_each_stmt(rest, [&](const leir::Stmt& st, const leir::StmtContext&) {
-      leir::for_each_expr(st.rhs, [&](const ExprRef& e) {
-        other_reads += e->kind() == ExprKind::kAccess && e->name() == e_name ? 1 : 0;
-      });
-      for (const ExprRef& i : st.lhs->indices())
-        leir::for_each_expr(i, [&](const ExprRef& e) {
-          other_reads += e->kind() == ExprKind::kAccess && e->name() == e_name ? 1 : 0;
-        });
-    });
-    m.keep_pad = other_reads != 1;
+    m.keep_pad = reads_after(p, m.pad, e_name) != 1;
     return m;
   }
 

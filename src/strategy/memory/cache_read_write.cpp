@@ -26,6 +26,7 @@
 #include "leir/visit.h"
 #include "strategy/memory/staging.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 
 namespace steptp::strategy {
 namespace {
@@ -39,7 +40,7 @@ struct CachePlan {
   memory::StagedAccess staged;
 };
 
-class CacheReadWrite final : public Strategy {
+class CacheReadWrite final : public ResolvedStrategy<CachePlan> {
  public:
   std::string_view name() const override { return "cache_read_write"; }
   Category category() const override { return Category::kMemory; }
@@ -67,56 +68,48 @@ class CacheReadWrite final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<CachePlan> plan = resolve(p, s);
-    STEPTP_TRY(plan);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<CachePlan> plan = resolve(p, s);
-    STEPTP_TRY(plan);
-    const ExprRef& access = plan->staged.access;
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const CachePlan& plan) const override {
+    const ExprRef& access = plan.staged.access;
     const std::string tensor = access->name();
     surgery::NameAllocator names(p);
     const std::string buffer = names.fresh_tensor();
-    ExprRef cached = memory::with_name_scope(access, buffer, plan->scope);
+    ExprRef cached = memory::with_name_scope(access, buffer, plan.scope);
     leir::Block consumer = memory::replace_accesses(
-        p.blocks[plan->block], tensor,
-        [&](const ExprRef& a) { return memory::with_name_scope(a, buffer, plan->scope); });
+        p.blocks[plan.block], tensor,
+        [&](const ExprRef& a) { return memory::with_name_scope(a, buffer, plan.scope); });
     std::vector<leir::Block> blocks;
-    if (plan->read) {
-      blocks.push_back(memory::make_nest(plan->staged.loops, leir::Stmt{cached, access}, names));
+    if (plan.read) {
+      blocks.push_back(memory::make_nest(plan.staged.loops, leir::Stmt{cached, access}, names));
       blocks.push_back(std::move(consumer));
     } else {
       blocks.push_back(std::move(consumer));
-      blocks.push_back(memory::make_nest(plan->staged.loops, leir::Stmt{access, cached}, names));
+      blocks.push_back(memory::make_nest(plan.staged.loops, leir::Stmt{access, cached}, names));
     }
-    return surgery::replace_top_block(p, plan->block, std::move(blocks));
+    return surgery::replace_top_block(p, plan.block, std::move(blocks));
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<CachePlan> plan = resolve(p, s);
-    if (!plan.ok()) return plan.infeasible().render();
-    const ExprRef& a = plan->staged.access;
+  std::string describe(const leir::Program& p, const Site& /*s*/,
+                       const CachePlan& plan) const override {
+    const ExprRef& a = plan.staged.access;
     const std::string buffer = surgery::NameAllocator(p).fresh_tensor();
-    const char* where = plan->scope == leir::Scope::kShared ? "shared" : "local";
+    const char* where = plan.scope == leir::Scope::kShared ? "shared" : "local";
     std::vector<std::string> loops;
-    for (const leir::Loop& l : plan->staged.loops)
+    for (const leir::Loop& l : plan.staged.loops)
       loops.push_back(fmt::format("{}({})", l.var, l.extent));
-    if (plan->read)
+    if (plan.read)
       return fmt::format(
           "block {} reads {} as {}. A new copy nest over loops {} first stages those elements "
           "into the {} buffer {}, and block {} then reads {} instead of {}. {} is not written in "
           "the block, so the copy holds exactly the values the block would have read",
-          plan->block, a->name(), leir::print(a), fmt::join(loops, ", "), where, buffer,
-          plan->block, buffer, a->name(), a->name());
+          plan.block, a->name(), leir::print(a), fmt::join(loops, ", "), where, buffer, plan.block,
+          buffer, a->name(), a->name());
     return fmt::format(
         "block {} computes {}. It now computes into the {} buffer {} instead, and a new copy nest "
         "over loops {} right after it writes {} back to {}. Nothing before block {} writes {}, "
         "so {} starts from the same (identity) values and ends with the same results",
-        plan->block, leir::print(a), where, buffer, fmt::join(loops, ", "), buffer, a->name(),
-        plan->block, a->name(), buffer);
+        plan.block, leir::print(a), where, buffer, fmt::join(loops, ", "), buffer, a->name(),
+        plan.block, a->name(), buffer);
   }
 
   std::optional<Example> example() const override {
@@ -147,7 +140,7 @@ class CacheReadWrite final : public Strategy {
     return staged;
   }
 
-  Outcome<CachePlan> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<CachePlan> resolve(const leir::Program& p, const Site& s) const override {
     // 1. A top-level block.
     Outcome<size_t> block = memory::top_level_block(p, s, name());
     STEPTP_TRY(block);

@@ -21,6 +21,7 @@
 #include "strategy/memory/layout_map.h"
 #include "strategy/memory/staging.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 
 namespace steptp::strategy {
 namespace {
@@ -41,7 +42,7 @@ std::vector<int64_t> box_dims(const memory::StagedAccess& a) {
   return dims;
 }
 
-class LayoutTransformation final : public Strategy {
+class LayoutTransformation final : public ResolvedStrategy<LayoutPlan> {
  public:
   std::string_view name() const override { return "layout_transformation"; }
   Category category() const override { return Category::kMemory; }
@@ -68,33 +69,25 @@ class LayoutTransformation final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<LayoutPlan> plan = resolve(p, s);
-    STEPTP_TRY(plan);
-    return feasible();
+  Outcome<leir::Program> rewrite(const leir::Program& /*p*/, const Site& /*s*/,
+                                 const LayoutPlan& plan) const override {
+    return plan.result;
   }
 
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<LayoutPlan> plan = resolve(p, s);
-    STEPTP_TRY(plan);
-    return std::move(plan).value().result;
-  }
-
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<LayoutPlan> plan = resolve(p, s);
-    if (!plan.ok()) return plan.infeasible().render();
-    const ExprRef& a = plan->staged.access;
-    std::vector<ExprRef> mapped = memory::map_indices(plan->map, a->indices());
-    ExprRef n = memory::with_indices(memory::with_name_scope(a, plan->buffer, leir::Scope::kGlobal),
-                                     mapped);
+  std::string describe(const leir::Program& /*p*/, const Site& /*s*/,
+                       const LayoutPlan& plan) const override {
+    const ExprRef& a = plan.staged.access;
+    std::vector<ExprRef> mapped = memory::map_indices(plan.map, a->indices());
+    ExprRef n =
+        memory::with_indices(memory::with_name_scope(a, plan.buffer, leir::Scope::kGlobal), mapped);
     return fmt::format(
         "block {} reads {} through {}, covering a box of {}. A new copy nest stores those "
         "elements in buffer {} with {}, and block {} reads {} instead. The layout map is a "
         "bijection of the box, so every value the block reads is the same; only the order of "
         "the elements in memory (and so the access stride) changes",
-        plan->staged.block, a->name(), leir::print(a),
-        fmt::format("[{}]", fmt::join(plan->map.dims, ",")), plan->buffer,
-        memory::describe(plan->map), plan->staged.block, leir::print(n));
+        plan.staged.block, a->name(), leir::print(a),
+        fmt::format("[{}]", fmt::join(plan.map.dims, ",")), plan.buffer, memory::describe(plan.map),
+        plan.staged.block, leir::print(n));
   }
 
   std::optional<Example> example() const override {
@@ -111,7 +104,7 @@ class LayoutTransformation final : public Strategy {
            b.body[0].stmt->rhs->kind() == ExprKind::kAccess;
   }
 
-  Outcome<LayoutPlan> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<LayoutPlan> resolve(const leir::Program& p, const Site& s) const override {
     // 1. A top-level block.
     Outcome<size_t> block = memory::top_level_block(p, s, name());
     STEPTP_TRY(block);

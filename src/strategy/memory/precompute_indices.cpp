@@ -24,6 +24,7 @@
 #include "leir/visit.h"
 #include "strategy/memory/staging.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 
 namespace steptp::strategy {
 namespace {
@@ -61,7 +62,7 @@ void for_each_read_index(const ExprRef& e, const std::vector<std::string>& tenso
   });
 }
 
-class PrecomputeIndices final : public Strategy {
+class PrecomputeIndices final : public ResolvedStrategy<IndexPlan> {
  public:
   std::string_view name() const override { return "precompute_indices"; }
   Category category() const override { return Category::kMemory; }
@@ -79,18 +80,11 @@ class PrecomputeIndices final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<IndexPlan> plan = resolve(p, s);
-    STEPTP_TRY(plan);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<IndexPlan> plan = resolve(p, s);
-    STEPTP_TRY(plan);
-    const leir::Block& b = p.blocks[plan->block];
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const IndexPlan& plan) const override {
+    const leir::Block& b = p.blocks[plan.block];
     surgery::NameAllocator names(p);
-    const ExprRef gather = index_access(*plan, names.fresh_tensor());
+    const ExprRef gather = index_access(plan, names.fresh_tensor());
     const std::vector<std::string> read_only = memory::read_only_tensors(b);
     leir::Block consumer = surgery::rewrite_body(b, [&](const ExprRef& e) -> ExprRef {
       if (e->kind() != ExprKind::kAccess ||
@@ -98,26 +92,25 @@ class PrecomputeIndices final : public Strategy {
         return e;
       std::vector<ExprRef> idx = e->indices();
       for (ExprRef& i : idx)
-        if (leir::equal(i, plan->index)) i = gather;
+        if (leir::equal(i, plan.index)) i = gather;
       return memory::with_indices(e, std::move(idx));
     });
-    leir::Block table = memory::make_nest(plan->loops, leir::Stmt{gather, plan->index}, names);
-    return surgery::replace_top_block(p, plan->block, {std::move(table), std::move(consumer)});
+    leir::Block table = memory::make_nest(plan.loops, leir::Stmt{gather, plan.index}, names);
+    return surgery::replace_top_block(p, plan.block, {std::move(table), std::move(consumer)});
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<IndexPlan> plan = resolve(p, s);
-    if (!plan.ok()) return plan.infeasible().render();
-    const ExprRef gather = index_access(*plan, surgery::NameAllocator(p).fresh_tensor());
+  std::string describe(const leir::Program& p, const Site& /*s*/,
+                       const IndexPlan& plan) const override {
+    const ExprRef gather = index_access(plan, surgery::NameAllocator(p).fresh_tensor());
     std::vector<std::string> loops;
-    for (const leir::Loop& l : plan->loops) loops.push_back(fmt::format("{}({})", l.var, l.extent));
+    for (const leir::Loop& l : plan.loops) loops.push_back(fmt::format("{}({})", l.var, l.extent));
     return fmt::format(
         "block {} computes the index {} in {} subscript position(s) at every iteration. A new "
         "nest over loops {} stores it once per point in the i64 tensor {}, and block {} reads "
         "through the gather {} instead. The stored integer is exactly the index the expression "
         "gives, so every element read is the same",
-        plan->block, leir::print(plan->index), plan->occurrences, fmt::join(loops, ", "),
-        gather->name(), plan->block, leir::print(gather));
+        plan.block, leir::print(plan.index), plan.occurrences, fmt::join(loops, ", "),
+        gather->name(), plan.block, leir::print(gather));
   }
 
   std::optional<Example> example() const override {
@@ -156,7 +149,7 @@ class PrecomputeIndices final : public Strategy {
     return Expr::access(tensor, leir::DType::kI64, leir::Scope::kGlobal, std::move(idx));
   }
 
-  Outcome<IndexPlan> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<IndexPlan> resolve(const leir::Program& p, const Site& s) const override {
     // 1. A top-level block.
     Outcome<size_t> block = memory::top_level_block(p, s, name());
     STEPTP_TRY(block);

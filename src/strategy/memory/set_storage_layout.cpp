@@ -22,6 +22,7 @@
 #include "strategy/memory/layout_map.h"
 #include "strategy/memory/staging.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 
 namespace steptp::strategy {
 namespace {
@@ -36,7 +37,7 @@ struct StoragePlan {
   int references = 0;
 };
 
-class SetStorageLayout final : public Strategy {
+class SetStorageLayout final : public ResolvedStrategy<StoragePlan> {
  public:
   std::string_view name() const override { return "set_storage_layout"; }
   Category category() const override { return Category::kMemory; }
@@ -60,35 +61,27 @@ class SetStorageLayout final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<StoragePlan> plan = resolve(p, s);
-    STEPTP_TRY(plan);
-    return feasible();
+  Outcome<leir::Program> rewrite(const leir::Program& /*p*/, const Site& /*s*/,
+                                 const StoragePlan& plan) const override {
+    return plan.result;
   }
 
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<StoragePlan> plan = resolve(p, s);
-    STEPTP_TRY(plan);
-    return std::move(plan).value().result;
-  }
-
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<StoragePlan> plan = resolve(p, s);
-    if (!plan.ok()) return plan.infeasible().render();
+  std::string describe(const leir::Program& p, const Site& /*s*/,
+                       const StoragePlan& plan) const override {
     std::string first;
     leir::for_each_stmt(p.blocks, [&](const leir::Stmt& st, const leir::StmtContext&) {
-      if (first.empty() && st.lhs->name() == plan->tensor) first = leir::print(st.lhs);
+      if (first.empty() && st.lhs->name() == plan.tensor) first = leir::print(st.lhs);
     });
     std::string after;
-    leir::for_each_stmt(plan->result.blocks, [&](const leir::Stmt& st, const leir::StmtContext&) {
-      if (after.empty() && st.lhs->name() == plan->tensor) after = leir::print(st.lhs);
+    leir::for_each_stmt(plan.result.blocks, [&](const leir::Stmt& st, const leir::StmtContext&) {
+      if (after.empty() && st.lhs->name() == plan.tensor) after = leir::print(st.lhs);
     });
     return fmt::format(
         "intermediate {} (shape [{}]) is stored with {}: all {} of its references are "
         "re-indexed alike, so {} becomes {}. The map is a bijection of the tensor's box, so every "
         "element keeps exactly one home and all values are unchanged; only the memory order "
         "(and the stride of each loop over it) changes",
-        plan->tensor, fmt::join(plan->map.dims, ","), memory::describe(plan->map), plan->references,
+        plan.tensor, fmt::join(plan.map.dims, ","), memory::describe(plan.map), plan.references,
         first, after);
   }
 
@@ -102,7 +95,7 @@ class SetStorageLayout final : public Strategy {
   }
 
  private:
-  Outcome<StoragePlan> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<StoragePlan> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     Outcome<std::string> tensor = s.name("tensor");
     STEPTP_TRY(tensor);

@@ -16,6 +16,7 @@
 #include "leir/tensor_table.h"
 #include "leir/visit.h"
 #include "strategy/registry.h"
+#include "strategy/resolved_strategy.h"
 #include "strategy/surgery.h"
 
 namespace steptp::strategy {
@@ -46,7 +47,7 @@ struct ScopePlan {
   int blocks = 0;
 };
 
-class SetStorageScope final : public Strategy {
+class SetStorageScope final : public ResolvedStrategy<ScopePlan> {
  public:
   std::string_view name() const override { return "set_storage_scope"; }
   Category category() const override { return Category::kMemory; }
@@ -68,33 +69,25 @@ class SetStorageScope final : public Strategy {
     return out;
   }
 
-  Check check(const leir::Program& p, const Site& s) const override {
-    Outcome<ScopePlan> plan = resolve(p, s);
-    STEPTP_TRY(plan);
-    return feasible();
-  }
-
-  Outcome<leir::Program> apply(const leir::Program& p, const Site& s) const override {
-    Outcome<ScopePlan> plan = resolve(p, s);
-    STEPTP_TRY(plan);
+  Outcome<leir::Program> rewrite(const leir::Program& p, const Site& /*s*/,
+                                 const ScopePlan& plan) const override {
     leir::Program out = p;
     out.blocks = leir::rewrite_exprs(p.blocks, [&](const ExprRef& e) -> ExprRef {
-      if (e->kind() != ExprKind::kAccess || e->name() != plan->tensor || e->scope() == plan->scope)
+      if (e->kind() != ExprKind::kAccess || e->name() != plan.tensor || e->scope() == plan.scope)
         return e;
-      return Expr::access(e->name(), e->dtype(), plan->scope, e->indices());
+      return Expr::access(e->name(), e->dtype(), plan.scope, e->indices());
     });
     return out;
   }
 
-  std::string explain(const leir::Program& p, const Site& s) const override {
-    Outcome<ScopePlan> plan = resolve(p, s);
-    if (!plan.ok()) return plan.infeasible().render();
+  std::string describe(const leir::Program& /*p*/, const Site& /*s*/,
+                       const ScopePlan& plan) const override {
     return fmt::format(
         "{} is an intermediate, not a declared tensor, so where it lives is free to choose: its "
         "{} references in {} blocks now all say scope {} ({} memory). The values it holds are "
         "the same; only the buffer's placement (and so its access latency) changes",
-        plan->tensor, plan->references, plan->blocks, leir::scope_letter(plan->scope),
-        scope_word(plan->scope));
+        plan.tensor, plan.references, plan.blocks, leir::scope_letter(plan.scope),
+        scope_word(plan.scope));
   }
 
   std::optional<Example> example() const override {
@@ -120,7 +113,7 @@ class SetStorageScope final : public Strategy {
     return out;
   }
 
-  Outcome<ScopePlan> resolve(const leir::Program& p, const Site& s) const {
+  Outcome<ScopePlan> resolve(const leir::Program& p, const Site& s) const override {
     if (s.strategy() != name()) return wrong_strategy(*this, s);
     Outcome<std::string> tensor = s.name("tensor");
     STEPTP_TRY(tensor);

@@ -1,0 +1,2 @@
+// The back edge: the IR reaches up into search.
+#include "search/engine.h"

@@ -1,0 +1,1 @@
+#include "leir/ir.h"
