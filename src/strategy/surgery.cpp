@@ -276,4 +276,13 @@ std::string NameAllocator::fresh_tensor() {
   }
 }
 
+std::vector<int64_t> split_factors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t f = 2; f < n && f <= (1 << 20); ++f)
+    if (n % f == 0) out.push_back(f);
+  for (int64_t f = 2; f < n && f <= (1 << 20); f *= 2)
+    if (n % f != 0) out.push_back(f);
+  return out;
+}
+
 }  // namespace steptp::strategy::surgery

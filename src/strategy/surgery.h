@@ -73,6 +73,10 @@ leir::ExprRef split_index(const std::string& outer, int64_t factor, const std::s
 leir::Block substitute_split(const leir::Block& b, const std::string& inner,
                              const std::string& outer, int64_t factor);
 
+// The factors a sites() list offers for splitting a loop of extent n: the divisors f with
+// 1 < f < n, then the powers of two below n that do not divide it (at most 2^20).
+std::vector<int64_t> split_factors(int64_t n);
+
 // Fresh names, allocated from the names actually used in the program plus `taken` (which the
 // call extends, so several fresh names in one rewrite stay distinct).
 //   loop variables: a c d f g h i j k l m n o p q r s u w, then aa ac ... (never 'e', never a

@@ -30,16 +30,6 @@
 namespace steptp::strategy {
 namespace {
 
-// The divisors f of n with 1 < f < n, then the powers of two below n that do not divide it.
-std::vector<int64_t> split_factors(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t f = 2; f < n && f <= (1 << 20); ++f)
-    if (n % f == 0) out.push_back(f);
-  for (int64_t f = 2; f < n && f <= (1 << 20); f *= 2)
-    if (n % f != 0) out.push_back(f);
-  return out;
-}
-
 class LoopSplit final : public Strategy {
  public:
   std::string_view name() const override { return "loop_split"; }
@@ -55,7 +45,7 @@ class LoopSplit final : public Strategy {
       const leir::Block* b = surgery::find_block(p, path);
       for (size_t pos = 0; pos < b->loops.size(); ++pos) {
         const leir::Loop& l = b->loops[pos];
-        for (int64_t f : split_factors(l.extent)) {
+        for (int64_t f : surgery::split_factors(l.extent)) {
           Site site =
               Site(std::string(name())).set_block(path).set("loop", l.var).set_int("factor", f);
           if (check(p, site).ok()) out.push_back(std::move(site));

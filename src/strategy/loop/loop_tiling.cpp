@@ -28,16 +28,6 @@
 namespace steptp::strategy {
 namespace {
 
-// The divisors f of n with 1 < f < n, then the powers of two below n that do not divide it.
-std::vector<int64_t> tile_factors(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t f = 2; f < n && f <= (1 << 20); ++f)
-    if (n % f == 0) out.push_back(f);
-  for (int64_t f = 2; f < n && f <= (1 << 20); f *= 2)
-    if (n % f != 0) out.push_back(f);
-  return out;
-}
-
 struct Tiled {
   leir::Block split;  // o_a a o_c c (both splits, original order)
   leir::Block tiled;  // o_a o_c a c
@@ -119,8 +109,8 @@ class LoopTiling final : public Strategy {
       for (size_t i = 0; i + 1 < b.loops.size(); ++i) {
         const bool tails_possible = i > 0 && b.loops[i].kind == leir::LoopKind::kSerial &&
                                     b.loops[i + 1].kind == leir::LoopKind::kSerial;
-        for (int64_t fa : tile_factors(b.loops[i].extent)) {
-          for (int64_t fc : tile_factors(b.loops[i + 1].extent)) {
+        for (int64_t fa : surgery::split_factors(b.loops[i].extent)) {
+          for (int64_t fc : surgery::split_factors(b.loops[i + 1].extent)) {
             const bool tails = b.loops[i].extent % fa != 0 || b.loops[i + 1].extent % fc != 0;
             if (tails && !tails_possible) continue;
             out.push_back(
