@@ -9,6 +9,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libcpp-httplib-dev libssl-dev
   libpcre2-dev libicu-dev clang-format-14 clang-tidy-14
   python3-torch libopenblas0-pthread
+  python3-dev python3-venv curl
 )
 
 # Torch resolves libblas.so.3 through Debian's alternatives: make sure it is OpenBLAS (the

@@ -30,6 +30,7 @@ constexpr CommandEntry kCommands[] = {
     {"eval-single", steptp::cli::setup_eval_single_command},
     {"fake-llm", steptp::cli::setup_fake_llm_command},
     {"tokens", steptp::cli::setup_tokens_command},
+    {"serve", steptp::cli::setup_serve_command},
 };
 
 }  // namespace

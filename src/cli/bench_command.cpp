@@ -20,6 +20,7 @@
 #include "codegen/c_engine.h"
 #include "codegen/timing.h"
 #include "search/problem.h"
+#include "service/api.h"
 
 namespace steptp::cli {
 namespace {
@@ -79,23 +80,13 @@ void print_bench(const BenchFlags& flags, const search::Problem& problem, int64_
                  const std::string& torch_error) {
   const std::string& spec = flags.spec;
   if (flags.json) {
-    nlohmann::json j = {{"input", spec},
-                        {"workload", problem.name},
-                        {"instance", problem.instance},
-                        {"dtype", problem.dtype},
-                        {"static_work", work},
-                        {"engine", "c"},
-                        {"threads", timing.threads},
-                        {"warmup", timing.warmup},
-                        {"repeats", timing.repeats},
-                        {"median_ms", timing.median_ms},
-                        {"min_ms", timing.min_ms},
-                        {"max_ms", timing.max_ms},
-                        {"q1_ms", timing.q1_ms},
-                        {"q3_ms", timing.q3_ms},
-                        {"iqr_ms", timing.iqr_ms},
-                        {"samples_ms", timing.samples_ms},
-                        {"cache_hit", cache_hit}};
+    nlohmann::json j = service::timing_json(timing);
+    j.update({{"input", spec},
+              {"workload", problem.name},
+              {"instance", problem.instance},
+              {"dtype", problem.dtype},
+              {"static_work", work},
+              {"cache_hit", cache_hit}});
     if (problem.shape_overrides.size())
       j["shapes"] = nlohmann::json::parse(problem.shape_overrides, nullptr, false);
     if (torch) {

@@ -25,5 +25,6 @@ void setup_merge_dataset_command(CLI::App& app, CommandContext& ctx);
 void setup_eval_single_command(CLI::App& app, CommandContext& ctx);
 void setup_fake_llm_command(CLI::App& app, CommandContext& ctx);
 void setup_tokens_command(CLI::App& app, CommandContext& ctx);
+void setup_serve_command(CLI::App& app, CommandContext& ctx);
 
 }  // namespace steptp::cli

@@ -136,7 +136,7 @@ void fail(std::string& failure, std::string& detail, std::string reason, std::st
 // Scores one candidate; `program` receives its parsed program (with the original's
 // declarations when it has none), or stays empty when the IR does not parse.
 CandidateOutcome score_candidate(const EvalQuestion& q, const Candidate& c,
-                                 const verify::Verifier& verifier,
+                                 const verify::Verifier& verifier, bool require_match,
                                  std::optional<leir::Program>& parsed_program) {
   CandidateOutcome o;
   o.claimed = c.applied_strategy;
@@ -166,7 +166,7 @@ CandidateOutcome score_candidate(const EvalQuestion& q, const Candidate& c,
          fmt::format("no site of {} turns the original into this program", o.claimed));
   if (!o.equivalent)
     fail(o.failure, o.detail, std::string(verify::status_name(report.status)), report.message);
-  if (!o.matched)
+  if (!o.matched && require_match)
     fail(o.failure, o.detail, "no_match",
          fmt::format("({}, program) is none of the {} reference answers", o.claimed,
                      q.references.size()));
@@ -251,7 +251,7 @@ QuestionOutcome score_answer(const EvalQuestion& q, std::string_view answer,
   std::vector<leir::Program> distinct;
   for (const Candidate& c : candidates) {
     std::optional<leir::Program> program;
-    CandidateOutcome co = score_candidate(q, c, verifier, program);
+    CandidateOutcome co = score_candidate(q, c, verifier, options.require_match, program);
     legal = legal && co.legal;
     equivalent = equivalent && co.equivalent;
     matched = matched && co.matched;

@@ -89,6 +89,9 @@ struct EvalOptions {
   StrategyNames known;         // names an answer may use
   std::string default_system;  // prepended when a question has no system message ("" = none)
   size_t limit = 0;            // evaluate only the first N questions (0 = all)
+  // A candidate that matches no reference fails ("no_match"); off for a reward without
+  // references, where a legal, equivalent step is correct.
+  bool require_match = true;
 };
 
 struct EvalReport {
