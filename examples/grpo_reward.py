@@ -19,10 +19,12 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+import steptp
+from steptp.dataset import read_chat
 
-import steptp  # noqa: E402
-from steptp.dataset import read_chat  # noqa: E402
+# python/train_sft.py (the tokenizer loader and the tiny model), after the installed steptp: the
+# source folder python/steptp lacks the built extension.
+sys.path.append(str(Path(__file__).resolve().parents[1] / "python"))
 
 
 def steptp_reward(completions, record, **_):
