@@ -113,6 +113,15 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
                   "Use a default-shape instance only below this many statement executions")
       ->capture_default_str();
   cmd->add_flag("--small-only", flags->small_only, "Only the small-shape instances");
+  cmd->add_option("--full-shape-check", o.full_shape_check.samples,
+                  "Default-shape samples verified on their reduced instance that are verified "
+                  "again at full shape with the compiled C engine (a seeded sample; in stats)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  cmd->add_option("--full-shape-work-limit", o.full_shape_check.work_limit,
+                  "Most statement executions per run a sample may need to be in that check")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
   cmd->add_option("--single-cap", o.filter.single_cap,
                   "Single samples per strategy in train (held-out caps are scaled down)")
       ->capture_default_str();
