@@ -238,8 +238,7 @@ Verifier::Verifier(leir::Program original, VerifyOptions options)
     original_failure_ = failure_from_error(compiled.error(), Side::kOriginal);
     return;
   }
-  const bool on_compiled = options_.original_on_compiled &&
-                           options_.engine == Engine::kCompiled &&
+  const bool on_compiled = options_.original_on_compiled && options_.engine == Engine::kCompiled &&
                            compiled->statically_in_bounds();
   const EngineFn reference = on_compiled ? compiled_engine(options_) : EngineFn();
   for (int k = 0; k < options_.num_seeds; ++k) {
