@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/program_input.h"
+#include "codegen/c_engine.h"
 #include "codegen/compiler_driver.h"
 #include "leir/tensor_table.h"
 #include "leir/wellformed.h"
@@ -69,6 +70,7 @@ void setup_check_command(CLI::App& app, CommandContext& ctx) {
                                   {"scope", std::string(1, leir::scope_letter(t.scope))},
                                   {"shape", t.shape}});
         j["blocks"] = program->blocks.size();
+        j["static_work"] = codegen::static_work(*program);
         if (flags->cost) j["estimated_cost"] = search::estimated_cost(*program);
       }
       std::cout << j.dump(2) << "\n";

@@ -69,6 +69,8 @@ void report_dataset(const dataset::BuildSummary& summary, const std::string& out
     recheck = std::move(*r);
     if (recheck->passed != recheck->checked) ctx.exit_code = kExitNo;
   }
+  const dataset::FullShapeCheck& full = summary.stats.full_shape;
+  if (full.passed != full.checked) ctx.exit_code = kExitNo;
   if (flags.json) {
     nlohmann::json j = dataset::to_json(summary.stats);
     j["wall_seconds"] = summary.wall_seconds;
@@ -77,15 +79,27 @@ void report_dataset(const dataset::BuildSummary& summary, const std::string& out
     if (recheck)
       j["recheck"] = {{"checked", recheck->checked},
                       {"passed", recheck->passed},
+                      {"skipped_too_large", recheck->skipped},
                       {"engine", recheck->engine},
                       {"failures", recheck->failures}};
     std::cout << j.dump(2) << "\n";
     return;
   }
   print_text_summary(summary, out_dir);
+  if (full.checked > 0) {
+    std::cout << fmt::format(
+        "full-shape check (compiled C): {}/{} default-shape samples verified on their reduced "
+        "instance pass at full shape\n",
+        full.passed, full.checked);
+    for (const std::string& f : full.failures) std::cout << "  " << f << "\n";
+  }
   if (recheck) {
-    std::cout << fmt::format("recheck from the JSONL ({}): {}/{} samples re-verified\n",
+    std::cout << fmt::format("recheck from the JSONL ({}): {}/{} samples re-verified",
                              recheck->engine, recheck->passed, recheck->checked);
+    if (recheck->skipped > 0)
+      std::cout << fmt::format(" ({} sampled ones too large to re-verify skipped)",
+                               recheck->skipped);
+    std::cout << "\n";
     for (const std::string& f : recheck->failures) std::cout << "  " << f << "\n";
   }
 }

@@ -31,6 +31,15 @@ std::string fresh_name(std::set<std::string>& used) {
 std::optional<InjectedDeadCode> inject_dead_code(const leir::Program& p, SeededRandom& rng) {
   if (p.blocks.empty()) return std::nullopt;
   const size_t source = rng.below(p.blocks.size());
+  // Anywhere after the source block: the copy's operands are ready there, and since it only
+  // writes fresh tensors it cannot disturb anything that follows.
+  const size_t at = source + 1 + rng.below(p.blocks.size() - source);
+  return inject_dead_code_at(p, source, at);
+}
+
+std::optional<InjectedDeadCode> inject_dead_code_at(const leir::Program& p, size_t source,
+                                                    size_t at) {
+  if (source >= p.blocks.size() || at <= source || at > p.blocks.size()) return std::nullopt;
   const leir::Block& original = p.blocks[source];
   std::set<std::string> used = analysis::tensor_names_in_use(p);
   for (const leir::TensorDecl& d : p.decls) used.insert(d.name);
@@ -43,13 +52,10 @@ std::optional<InjectedDeadCode> inject_dead_code(const leir::Program& p, SeededR
     if (it == renamed.end()) return e;
     return leir::Expr::access(it->second, e->dtype(), e->scope(), e->indices());
   });
-  // Anywhere after the source block: the copy's operands are ready there, and since it only
-  // writes fresh tensors it cannot disturb anything that follows.
-  const size_t at = source + 1 + rng.below(p.blocks.size() - source);
   leir::Program out = p;
   out.blocks.insert(out.blocks.begin() + static_cast<std::ptrdiff_t>(at), copy.front());
   return InjectedDeadCode{std::move(out),
-                          fmt::format("inject_dead_code(block={}, at={})", source, at)};
+                          fmt::format("inject_dead_code(block={}, at={})", source, at), source, at};
 }
 
 }  // namespace steptp::dataset

@@ -13,10 +13,18 @@ namespace steptp::dataset {
 
 struct InjectedDeadCode {
   leir::Program program;
-  std::string step;  // provenance text: "inject_dead_code(block=1, at=3)"
+  std::string step;   // provenance text: "inject_dead_code(block=1, at=3)"
+  size_t source = 0;  // the copied block
+  size_t at = 0;      // where the copy was inserted
 };
 
 // nullopt when the program has no block to copy.
 std::optional<InjectedDeadCode> inject_dead_code(const leir::Program& p, SeededRandom& rng);
+
+// The copy of block `source` inserted at position `at` (source < at <= blocks): the same
+// injection on another instance of the program. nullopt when the positions do not exist or the
+// block writes nothing.
+std::optional<InjectedDeadCode> inject_dead_code_at(const leir::Program& p, size_t source,
+                                                    size_t at);
 
 }  // namespace steptp::dataset

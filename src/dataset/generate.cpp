@@ -14,6 +14,7 @@
 #include "codegen/tir_emitter.h"
 #include "cot/chain_of_thought.h"
 #include "dataset/dead_code_injection.h"
+#include "dataset/reduced_instance.h"
 #include "dataset/seeded_random.h"
 #include "frontend/importer.h"
 #include "leir/printer.h"
@@ -62,6 +63,9 @@ struct State {
   // Leading steps of the provenance that do not count against max_depth (the inlining prefix
   // of the fully inlined state).
   size_t free_steps = 0;
+  // With a reduced instance: the same steps replayed on the reduced program, where this
+  // state's candidates are verified.
+  std::optional<leir::Program> twin;
 };
 
 struct Child {
@@ -69,6 +73,11 @@ struct Child {
   leir::Program program;
   std::vector<std::string> provenance;  // including the step that produced it
   size_t free_steps = 0;                // as in State
+  std::optional<leir::Program> twin;    // as in State
+
+  State state(std::vector<const Strategy*> allowed) const {
+    return {program, provenance, std::move(allowed), free_steps, twin};
+  }
 };
 
 // With STEPTP_DATASET_DEBUG set, a strategy that throws is reported on stderr with the program
@@ -90,10 +99,11 @@ std::string declarations_text(const leir::Program& p) {
 
 class UnitGenerator {
  public:
-  UnitGenerator(const WorkUnit& unit, const nlohmann::json& shapes, const GenerateOptions& o,
-                UnitResult& out)
+  UnitGenerator(const WorkUnit& unit, const nlohmann::json& shapes, const ReducedInstance* reduced,
+                const GenerateOptions& o, UnitResult& out)
       : unit_(unit),
         shapes_(shapes),
+        reduced_(reduced),
         options_(o),
         seed_(unit_seed(o.seed, unit.id)),
         rng_(seed_),
@@ -106,6 +116,11 @@ class UnitGenerator {
   std::vector<Child> pick(const std::vector<Child>& from, std::string_view strategy, size_t n);
   void record(const State& state, const Strategy& s, const strategy::Site& site,
               const leir::Program& after, const verify::VerifyReport& report);
+  // The step replayed on the state's reduced program, when it is the same transformation
+  // there (same_up_to_sizes); otherwise nullopt, with the reason counted.
+  std::optional<leir::Program> replay_on_twin(const State& state, const Strategy& s,
+                                              const strategy::Site& site,
+                                              const leir::Program& after);
   // The unit's verification settings: its seeds, derived from the unit's seed.
   verify::VerifyOptions verify_options() const;
   // Whether `p` computes what `reference` computes (the budget is charged for it).
@@ -113,6 +128,7 @@ class UnitGenerator {
 
   const WorkUnit& unit_;
   const nlohmann::json& shapes_;
+  const ReducedInstance* reduced_;  // null: candidates are verified at the shapes shown
   const GenerateOptions& options_;
   uint64_t seed_;
   SeededRandom rng_;
@@ -160,11 +176,12 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
     return children;
   }
   ++out_.states;
+  const leir::Program& checked = state.twin ? *state.twin : state.program;
   const int64_t cost_per_check =
-      std::max<int64_t>(1, options_.verify_seeds) * codegen::static_work(state.program);
+      std::max<int64_t>(1, options_.verify_seeds) * codegen::static_work(checked);
   verify::VerifyOptions vo = verify_options();
-  vo.run.work_budget = std::max<int64_t>(50'000'000, 20 * codegen::static_work(state.program));
-  verify::Verifier verifier(state.program, vo);
+  vo.run.work_budget = std::max<int64_t>(50'000'000, 20 * codegen::static_work(checked));
+  verify::Verifier verifier(checked, vo);
   if (verifier.original_failure()) {
     ++out_.rejected["original_" +
                     std::string(verify::status_name(verifier.original_failure()->status))];
@@ -244,7 +261,9 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
         ++out_.rejected["unchanged"];
         continue;
       }
-      verify::VerifyReport report = verifier.check(after);
+      std::optional<leir::Program> twin_after;
+      if (state.twin && !(twin_after = replay_on_twin(state, *s, site, after))) continue;
+      verify::VerifyReport report = verifier.check(twin_after ? *twin_after : after);
       spent_ += cost_per_check;
       if (!report.equivalent()) {
         // The strategy is named: a step that does not verify is a strategy bug to look at.
@@ -260,12 +279,35 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
         continue;
       }
       ++out_.verified;
-      Child c{s, after, state.provenance, state.free_steps};
+      Child c{s, after, state.provenance, state.free_steps, std::move(twin_after)};
       c.provenance.push_back(site.to_string());
       children.push_back(std::move(c));
     }
   }
   return children;
+}
+
+std::optional<leir::Program> UnitGenerator::replay_on_twin(const State& state, const Strategy& s,
+                                                           const strategy::Site& site,
+                                                           const leir::Program& after) {
+  std::optional<strategy::Outcome<leir::Program>> replayed;
+  try {
+    AlgebraGuard guard(s);
+    replayed.emplace(s.apply(*state.twin, site));
+  } catch (const std::exception& e) {
+    ++out_.rejected["internal_error:" + std::string(s.name())];
+    report_internal_error(*state.twin, site.to_string() + " (reduced instance)", e);
+    return std::nullopt;
+  }
+  if (!replayed->ok()) {
+    ++out_.rejected["reduced_infeasible:" + std::string(s.name())];
+    return std::nullopt;
+  }
+  if (replayed->value() == *state.twin || !same_up_to_sizes(after, replayed->value())) {
+    ++out_.rejected["reduced_differs:" + std::string(s.name())];
+    return std::nullopt;
+  }
+  return std::move(*replayed).value();
 }
 
 void UnitGenerator::record(const State& state, const Strategy& s, const strategy::Site& site,
@@ -297,6 +339,10 @@ void UnitGenerator::record(const State& state, const Strategy& s, const strategy
   r.verification.seeds_run = report.seeds_run;
   r.verification.max_abs_error = report.max_abs_error;
   r.verification.max_rel_error = report.max_rel_error;
+  if (state.twin) {
+    r.verification.instance = "reduced";
+    r.verification.shapes = reduced_->shapes;
+  }
   if (options_.with_lowered) {
     if (auto c = codegen::emit_c(after)) r.lowered["c"] = c->code;
     if (auto cu = codegen::emit_cuda(after)) r.lowered["cuda"] = cu->code;
@@ -312,8 +358,10 @@ void UnitGenerator::run(const leir::Program& initial) {
     if (s->category() == strategy::Category::kMath) math.push_back(s);
   const Strategy* inline_strategy = strategy::find_strategy("compute_inline");
 
+  std::optional<leir::Program> twin_root;
+  if (reduced_) twin_root = reduced_->program;
   // Depth 0: every strategy on the imported program.
-  const std::vector<Child> first = expand({initial, {}, registry});
+  const std::vector<Child> first = expand({initial, {}, registry, 0, twin_root});
 
   // Math strategies after one and two compute_inline steps.
   std::vector<Child> math_sources = first;
@@ -321,10 +369,10 @@ void UnitGenerator::run(const leir::Program& initial) {
     std::vector<const Strategy*> math_and_inline = math;
     math_and_inline.push_back(inline_strategy);
     for (const Child& c1 : pick(first, "compute_inline", options_.inline_states)) {
-      std::vector<Child> second = expand({c1.program, c1.provenance, math_and_inline});
+      std::vector<Child> second = expand(c1.state(math_and_inline));
       math_sources.insert(math_sources.end(), second.begin(), second.end());
       for (const Child& c2 : pick(second, "compute_inline", 1)) {
-        std::vector<Child> third = expand({c2.program, c2.provenance, math});
+        std::vector<Child> third = expand(c2.state(math));
         math_sources.insert(math_sources.end(), third.begin(), third.end());
       }
     }
@@ -337,6 +385,7 @@ void UnitGenerator::run(const leir::Program& initial) {
   // the math strategies run on it. The inlining prefix does not count against max_depth.
   if (inline_strategy && options_.full_inline_steps > 2) {
     leir::Program inlined = initial;
+    std::optional<leir::Program> twin_inlined = twin_root;
     std::vector<std::string> prefix;
     try {
       for (int step = 0; step < options_.full_inline_steps; ++step) {
@@ -344,6 +393,12 @@ void UnitGenerator::run(const leir::Program& initial) {
         if (sites.empty()) break;
         strategy::Outcome<leir::Program> next = inline_strategy->apply(inlined, sites.front());
         if (!next.ok()) break;
+        if (twin_inlined) {
+          strategy::Outcome<leir::Program> replayed =
+              inline_strategy->apply(*twin_inlined, sites.front());
+          if (!replayed.ok() || !same_up_to_sizes(next.value(), replayed.value())) break;
+          twin_inlined = replayed.value();
+        }
         inlined = next.value();
         prefix.push_back(sites.front().to_string());
       }
@@ -353,8 +408,11 @@ void UnitGenerator::run(const leir::Program& initial) {
       prefix.clear();
     }
     if (prefix.size() > 2) {
-      if (equivalent_to(initial, inlined)) {
-        std::vector<Child> results = expand({inlined, prefix, math, prefix.size()});
+      const bool kept =
+          twin_inlined ? equivalent_to(*twin_root, *twin_inlined) : equivalent_to(initial, inlined);
+      if (kept) {
+        std::vector<Child> results =
+            expand({inlined, prefix, math, prefix.size(), std::move(twin_inlined)});
         math_sources.insert(math_sources.end(), results.begin(), results.end());
       } else {
         ++out_.rejected["full_inline_failed"];
@@ -370,14 +428,23 @@ void UnitGenerator::run(const leir::Program& initial) {
     const std::vector<Child>& sources =
         forward->category() == strategy::Category::kMath ? math_sources : first;
     for (const Child& c : pick(sources, forward_name, options_.inverse_states))
-      expand({c.program, c.provenance, {inverse}, c.free_steps});
+      expand(c.state({inverse}));
   }
 
   // Dead-code elimination on a program with injected dead code.
   if (const Strategy* dce = strategy::find_strategy("dead_code_elimination")) {
     if (auto injected = inject_dead_code(initial, rng_)) {
-      if (equivalent_to(initial, injected->program))
-        expand({injected->program, {injected->step}, {dce}});
+      std::optional<leir::Program> twin_injected;
+      if (twin_root) {
+        auto replayed = inject_dead_code_at(*twin_root, injected->source, injected->at);
+        if (replayed && same_up_to_sizes(injected->program, replayed->program))
+          twin_injected = std::move(replayed->program);
+      }
+      if (twin_root && !twin_injected)
+        ++out_.rejected["reduced_differs:inject_dead_code"];
+      else if (twin_injected ? equivalent_to(*twin_root, *twin_injected)
+                             : equivalent_to(initial, injected->program))
+        expand({injected->program, {injected->step}, {dce}, 0, std::move(twin_injected)});
       else
         ++out_.rejected["injection_failed"];
     }
@@ -387,7 +454,7 @@ void UnitGenerator::run(const leir::Program& initial) {
   for (const Child& start : pick(first, "", options_.chain_width)) {
     Child current = start;
     while (static_cast<int>(current.provenance.size()) <= options_.max_depth) {
-      std::vector<Child> next = expand({current.program, current.provenance, registry});
+      std::vector<Child> next = expand(current.state(registry));
       std::vector<Child> step = pick(next, "", 1);
       if (step.empty()) break;
       current = std::move(step.front());
@@ -395,16 +462,35 @@ void UnitGenerator::run(const leir::Program& initial) {
   }
 }
 
+struct ImportedInstance {
+  leir::Program program;
+  nlohmann::json shapes;  // the graph's "shapes" (empty object when it has none)
+};
+
+Result<ImportedInstance> import_instance(const std::string& graph_path) {
+  std::ifstream in(graph_path);
+  if (!in) return Error::make("io_error", "cannot read " + graph_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto imported = frontend::import_graph_json(text.str(), graph_path);
+  if (!imported) return imported.error();
+  nlohmann::json graph = nlohmann::json::parse(text.str(), nullptr, false);
+  nlohmann::json shapes =
+      graph.is_object() && graph.contains("shapes") ? graph["shapes"] : nlohmann::json::object();
+  return ImportedInstance{imported->program, std::move(shapes)};
+}
+
 }  // namespace
 
 uint64_t unit_seed(uint64_t seed, const std::string& unit_id) { return stable_hash(unit_id, seed); }
 
 UnitResult generate_from_program(const WorkUnit& unit, const leir::Program& initial,
-                                 const nlohmann::json& shapes, const GenerateOptions& options) {
+                                 const nlohmann::json& shapes, const GenerateOptions& options,
+                                 const ReducedInstance* reduced) {
   UnitResult out;
   out.unit = unit.id;
   out.workload = unit.workload;
-  UnitGenerator(unit, shapes, options, out).run(initial);
+  UnitGenerator(unit, shapes, reduced, options, out).run(initial);
   return out;
 }
 
@@ -412,29 +498,41 @@ UnitResult generate_unit(const WorkUnit& unit, const GenerateOptions& options) {
   UnitResult failed;
   failed.unit = unit.id;
   failed.workload = unit.workload;
-  std::ifstream in(unit.graph_path);
-  if (!in) {
-    failed.import_error = "io_error: cannot read " + unit.graph_path;
-    return failed;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  auto imported = frontend::import_graph_json(text.str(), unit.graph_path);
+  Result<ImportedInstance> imported = import_instance(unit.graph_path);
   if (!imported) {
     failed.import_error = imported.error().category + ": " + imported.error().message;
     return failed;
   }
-  if (unit.instance != "small" &&
-      codegen::static_work(imported->program) > options.instance_work_budget) {
-    failed.import_error = "over_budget: the instance needs more than " +
-                          std::to_string(options.instance_work_budget) +
-                          " statement executions per run";
+  if (unit.instance == "small" ||
+      codegen::static_work(imported->program) <= options.instance_work_budget)
+    return generate_from_program(unit, imported->program, imported->shapes, options);
+  // Too expensive to verify at its own shapes: verified on the reduced instance, when there is
+  // one that is affordable and has the same structure.
+  const std::string over = "over_budget: the instance needs more than " +
+                           std::to_string(options.instance_work_budget) +
+                           " statement executions per run";
+  if (unit.reduced_graph_path.empty()) {
+    failed.import_error = over + " and has no reduced instance";
     return failed;
   }
-  nlohmann::json graph = nlohmann::json::parse(text.str(), nullptr, false);
-  nlohmann::json shapes =
-      graph.is_object() && graph.contains("shapes") ? graph["shapes"] : nlohmann::json::object();
-  return generate_from_program(unit, imported->program, shapes, options);
+  Result<ImportedInstance> reduced = import_instance(unit.reduced_graph_path);
+  if (!reduced) {
+    failed.import_error = over + "; its reduced instance: " + reduced.error().category + ": " +
+                          reduced.error().message;
+    return failed;
+  }
+  if (codegen::static_work(reduced->program) > options.instance_work_budget) {
+    failed.import_error = over + ", and so does its reduced instance";
+    return failed;
+  }
+  if (!same_up_to_sizes(imported->program, reduced->program)) {
+    failed.import_error =
+        "reduced_differs: the reduced instance is not the same program up to "
+        "its sizes";
+    return failed;
+  }
+  const ReducedInstance twin{reduced->program, reduced->shapes};
+  return generate_from_program(unit, imported->program, imported->shapes, options, &twin);
 }
 
 }  // namespace steptp::dataset

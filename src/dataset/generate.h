@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "dataset/record.h"
+#include "dataset/reduced_instance.h"
 #include "dataset/workloads.h"
 #include "leir/ir.h"
 #include "verify/verify.h"
@@ -50,8 +51,12 @@ uint64_t unit_seed(uint64_t seed, const std::string& unit_id);
 UnitResult generate_unit(const WorkUnit& unit, const GenerateOptions& options);
 
 // Generates from an already imported program (tests use this directly). `shapes` is stored in
-// every record.
+// every record. With `reduced`, every candidate is verified on the reduced instance instead,
+// replayed there as the same transformation (reduced_instance.h); a candidate whose replay
+// fails or differs is counted ("reduced_infeasible:<strategy>", "reduced_differs:<strategy>")
+// and not kept. `reduced->program` must be same_up_to_sizes with `initial`.
 UnitResult generate_from_program(const WorkUnit& unit, const leir::Program& initial,
-                                 const nlohmann::json& shapes, const GenerateOptions& options);
+                                 const nlohmann::json& shapes, const GenerateOptions& options,
+                                 const ReducedInstance* reduced = nullptr);
 
 }  // namespace steptp::dataset

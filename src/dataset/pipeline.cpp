@@ -223,6 +223,13 @@ struct LengthLists {
   }
 };
 
+// The shape class a sample is counted under in the statistics.
+std::string shape_class(const StepRecord& r) {
+  if (r.instance != "default") return r.instance;
+  return r.verification.instance == "reduced" ? "default, verified on the reduced instance"
+                                              : "default, verified as shown";
+}
+
 std::string keep_multi(const std::vector<FittedMulti>& fitted,
                        const std::vector<StepRecord>& records, const std::string& split_name,
                        DatasetStats& st, std::map<size_t, int64_t>& archive_multi, int64_t& labels,
@@ -244,6 +251,7 @@ std::string keep_multi(const std::vector<FittedMulti>& fitted,
       ++st.budget.reduced_multi;
       st.budget.labels_removed += f.removed;
     }
+    ++st.multi_by_shape_class[shape_class(records[f.labels.front()])];
     for (size_t i : f.labels) {
       ++archive_multi[i];
       ++st.per_strategy[records[i].strategy].multi_labels;
@@ -325,6 +333,7 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
   st.token_counter = counter.description();
   st.max_tokens = options.max_tokens;
   tbb::task_arena merge_arena(worker_threads(options));
+  std::vector<const StepRecord*> written_singles;  // in output order
   for (Split& split : splits) {
     split.verdicts = filter_single(records, split.records, options.filter, split.name);
     split.multi = draw_multi(records, split.records, options.filter, split.name);
@@ -368,6 +377,8 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
           ++st.single_by_category[r.category];
           ++st.single_by_difficulty[r.difficulty];
           ++st.single_by_depth[r.depth];
+          ++st.single_by_shape_class[shape_class(r)];
+          written_singles.push_back(&r);
           count_label(r, singles, hard_singles);
           count_label(r, labels, hard_labels);
           (split.name == "train" ? st.single_train : st.single_test)++;
@@ -386,6 +397,10 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
       summary.files.push_back(name);
     }
   }
+  FullShapeCheckOptions full = options.full_shape_check;
+  full.seed = options.filter.seed;
+  full.jobs = worker_threads(options);
+  st.full_shape = check_at_full_shape(written_singles, full);
   st.hard_share_single = singles ? static_cast<double>(hard_singles) / singles : 0;
   st.hard_share_labels = labels ? static_cast<double>(hard_labels) / labels : 0;
   st.single_tokens = summarize_lengths(single_lengths);

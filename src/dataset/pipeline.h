@@ -13,6 +13,7 @@
 
 #include "dataset/checkpoint.h"
 #include "dataset/filter.h"
+#include "dataset/full_shape_check.h"
 #include "dataset/generate.h"
 #include "dataset/stats.h"
 #include "dataset/token_budget.h"
@@ -33,6 +34,9 @@ struct BuildOptions {
   int64_t max_tokens = 10240;  // the trainer's max length; samples over it are reduced or dropped
   GenerateOptions generate;
   FilterOptions filter;
+  // Default-shape samples verified on their reduced instance and checked again at full shape
+  // in the build (`samples` of them; the seed and threads are the build's).
+  FullShapeCheckOptions full_shape_check;
 };
 
 struct BuildSummary {

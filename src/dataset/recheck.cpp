@@ -25,8 +25,14 @@ struct Line {
   std::string text;
 };
 
-// Empty when the sample re-verifies, else the reason.
-std::string recheck_line(const std::string& text, const verify::VerifyOptions& vo) {
+// Above this many statement executions per run the interpreter is not used (a default-shape
+// sample would take minutes); above kCompiledWorkLimit the sample is not re-verified at all.
+constexpr int64_t kInterpreterWorkLimit = 5'000'000;
+constexpr int64_t kCompiledWorkLimit = 200'000'000;
+constexpr const char* kSkipped = "skipped";
+
+// Empty when the sample re-verifies, kSkipped when it is too large to, else the reason.
+std::string recheck_line(const std::string& text, verify::VerifyOptions vo) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.contains("messages") || !j["messages"].is_array() ||
       j["messages"].size() != 3)
@@ -49,6 +55,13 @@ std::string recheck_line(const std::string& text, const verify::VerifyOptions& v
   std::vector<nlohmann::json> items =
       a.is_array() ? a.get<std::vector<nlohmann::json>>() : std::vector<nlohmann::json>{a};
   if (items.empty()) return "empty answer list";
+  const int64_t work = codegen::static_work(*original);
+  if (work > kInterpreterWorkLimit) {
+    if (vo.engine != verify::Engine::kBoth || work > kCompiledWorkLimit) return kSkipped;
+    vo.engine = verify::Engine::kCompiled;
+    vo.original_on_compiled = true;
+    vo.run.work_budget = std::max(vo.run.work_budget, 4 * work);
+  }
   verify::Verifier verifier(*original, vo);
   if (verifier.original_failure()) return "original fails: " + verifier.original_failure()->message;
   for (const nlohmann::json& item : items) {
@@ -68,6 +81,18 @@ std::string recheck_line(const std::string& text, const verify::VerifyOptions& v
 }
 
 }  // namespace
+
+verify::EngineFn one_shot_compiled_engine() {
+  return [](const leir::Program& p, const std::vector<leir::TensorData>& inputs) {
+    // -O1: every sample is a new kernel, compiled once and run on a handful of inputs, so
+    // compile time dominates; the values do not depend on the level (-ffp-contract=off stays).
+    codegen::CEngineOptions o;
+    for (std::string& f : o.compiler.flags)
+      if (f == "-O3") f = "-O1";
+    o.threads = 1;
+    return codegen::run_compiled(p, inputs, o);
+  };
+}
 
 Result<RecheckSummary> recheck_chat_files(const std::vector<std::string>& files,
                                           int64_t max_samples, uint64_t seed, bool compiled,
@@ -94,16 +119,7 @@ Result<RecheckSummary> recheck_chat_files(const std::vector<std::string>& files,
   verify::VerifyOptions vo;
   vo.seed = seed + 17;  // other inputs than the generator used
   if (compiled) {
-    vo.compiled = [](const leir::Program& p, const std::vector<leir::TensorData>& inputs) {
-      // -O1: every recheck sample is a new kernel, compiled once and run on a handful of
-      // inputs, so compile time dominates; the values do not depend on the level
-      // (-ffp-contract=off stays).
-      codegen::CEngineOptions o;
-      for (std::string& f : o.compiler.flags)
-        if (f == "-O3") f = "-O1";
-      o.threads = 1;
-      return codegen::run_compiled(p, inputs, o);
-    };
+    vo.compiled = one_shot_compiled_engine();
     vo.engine = verify::Engine::kBoth;
   }
   s.engine = std::string(verify::engine_name(vo.engine));
@@ -115,6 +131,10 @@ Result<RecheckSummary> recheck_chat_files(const std::vector<std::string>& files,
                       [&](size_t k) { why[k] = recheck_line(lines[order[k]].text, vo); });
   });
   for (size_t k = 0; k < order.size(); ++k) {
+    if (why[k] == kSkipped) {
+      ++s.skipped;
+      continue;
+    }
     ++s.checked;
     if (why[k].empty()) {
       ++s.passed;

@@ -8,31 +8,36 @@ using nlohmann::json;
 json to_json(const StepRecord& r) {
   json lowered = json::object();
   for (const auto& [k, v] : r.lowered) lowered[k] = v;
-  return json{{"unit", r.unit},
-              {"workload", r.workload},
-              {"level", r.level},
-              {"instance", r.instance},
-              {"shapes", r.shapes},
-              {"seed", r.seed},
-              {"declarations", r.declarations},
-              {"original_IR", r.original},
-              {"transformed_IR", r.transformed},
-              {"original_hash", r.original_hash},
-              {"transformed_hash", r.transformed_hash},
-              {"strategy", r.strategy},
-              {"category", r.category},
-              {"difficulty", r.difficulty},
-              {"site", r.site},
-              {"depth", r.depth},
-              {"provenance", r.provenance},
-              {"cot", r.cot},
-              {"verification",
-               {{"engine", r.verification.engine},
-                {"status", r.verification.status},
-                {"seeds", r.verification.seeds_run},
-                {"max_abs_error", r.verification.max_abs_error},
-                {"max_rel_error", r.verification.max_rel_error}}},
-              {"lowered", lowered}};
+  json out{{"unit", r.unit},
+           {"workload", r.workload},
+           {"level", r.level},
+           {"instance", r.instance},
+           {"shapes", r.shapes},
+           {"seed", r.seed},
+           {"declarations", r.declarations},
+           {"original_IR", r.original},
+           {"transformed_IR", r.transformed},
+           {"original_hash", r.original_hash},
+           {"transformed_hash", r.transformed_hash},
+           {"strategy", r.strategy},
+           {"category", r.category},
+           {"difficulty", r.difficulty},
+           {"site", r.site},
+           {"depth", r.depth},
+           {"provenance", r.provenance},
+           {"cot", r.cot},
+           {"verification",
+            {{"engine", r.verification.engine},
+             {"status", r.verification.status},
+             {"seeds", r.verification.seeds_run},
+             {"max_abs_error", r.verification.max_abs_error},
+             {"max_rel_error", r.verification.max_rel_error}}},
+           {"lowered", lowered}};
+  if (!r.verification.instance.empty()) {
+    out["verification"]["instance"] = r.verification.instance;
+    out["verification"]["shapes"] = r.verification.shapes;
+  }
+  return out;
 }
 
 StepRecord step_record_from_json(const json& j) {
@@ -61,6 +66,8 @@ StepRecord step_record_from_json(const json& j) {
   r.verification.seeds_run = v.at("seeds").get<int>();
   r.verification.max_abs_error = v.at("max_abs_error").get<double>();
   r.verification.max_rel_error = v.at("max_rel_error").get<double>();
+  r.verification.instance = v.value("instance", std::string());
+  if (v.contains("shapes")) r.verification.shapes = v.at("shapes");
   for (const auto& [k, v2] : j.at("lowered").items()) r.lowered[k] = v2.get<std::string>();
   return r;
 }

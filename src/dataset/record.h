@@ -20,6 +20,11 @@ struct Verification {
   int seeds_run = 0;
   double max_abs_error = 0;
   double max_rel_error = 0;
+  // Where the values were compared: empty for the shapes the record shows; "reduced" for the
+  // workload's reduced instance (a default-shape step replayed there as the same
+  // transformation, docs/dataset.md), whose shape parameters are `shapes`.
+  std::string instance;
+  nlohmann::json shapes;
 };
 
 struct StepRecord {

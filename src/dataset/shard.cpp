@@ -30,10 +30,13 @@ Error bad_input(std::string message) { return Error::make("bad_input", std::move
 // description, which carries a hash of the file's content, so parts built on machines that keep
 // the file at different paths still agree.
 json merge_settings(const BuildOptions& o, const TokenCounter& counter) {
-  return {{"generate", checkpoint_fingerprint(o.generate)},
-          {"filter", to_json(o.filter)},
-          {"max_tokens", o.max_tokens},
-          {"token_counter", counter.description()}};
+  return {
+      {"generate", checkpoint_fingerprint(o.generate)},
+      {"filter", to_json(o.filter)},
+      {"max_tokens", o.max_tokens},
+      {"full_shape_check",
+       {{"samples", o.full_shape_check.samples}, {"work_limit", o.full_shape_check.work_limit}}},
+      {"token_counter", counter.description()}};
 }
 
 std::string hex_digest(const json& j) { return fmt::format("{:016x}", stable_hash(j.dump())); }
@@ -287,6 +290,12 @@ Result<MergeSummary> merge_shards(const MergeOptions& options) {
   if (!filter) return bad_input("part " + first.dir + ": " + filter.error().message);
   out.options.filter = std::move(*filter);
   out.options.max_tokens = settings.value("max_tokens", int64_t{0});
+  if (settings.contains("full_shape_check")) {
+    const json& f = settings["full_shape_check"];
+    out.options.full_shape_check.samples = f.value("samples", int64_t{0});
+    out.options.full_shape_check.work_limit =
+        f.value("work_limit", out.options.full_shape_check.work_limit);
+  }
   out.options.tokenizer_path = options.tokenizer_path;
   out.options.out_dir = options.out_dir;
   out.options.jobs = options.jobs;

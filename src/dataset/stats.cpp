@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 namespace steptp::dataset {
 namespace {
@@ -87,6 +88,14 @@ nlohmann::json to_json(const DatasetStats& s) {
           {"single_by_category", s.single_by_category},
           {"single_by_difficulty", s.single_by_difficulty},
           {"single_by_depth", depth},
+          {"single_by_shape_class", s.single_by_shape_class},
+          {"multi_by_shape_class", s.multi_by_shape_class},
+          {"full_shape_check",
+           {{"candidates", s.full_shape.candidates},
+            {"eligible", s.full_shape.eligible},
+            {"checked", s.full_shape.checked},
+            {"passed", s.full_shape.passed},
+            {"failures", s.full_shape.failures}}},
           {"filter_verdicts", s.filter_verdicts},
           {"single_train", s.single_train},
           {"single_test", s.single_test},
@@ -106,6 +115,41 @@ nlohmann::json to_json(const DatasetStats& s) {
             {"dropped_duplicate_multi", s.budget.dropped_duplicate_multi}}},
           {"tokens", tokens}};
 }
+
+namespace {
+
+std::string shape_class_markdown(const DatasetStats& s) {
+  std::string md =
+      "\n## Samples by shape class\n\n| shape class | single | share | multi | share |\n"
+      "|---|---|---|---|---|\n";
+  int64_t singles = 0, multis = 0;
+  std::set<std::string> classes;
+  for (const auto& [c, n] : s.single_by_shape_class) singles += n, classes.insert(c);
+  for (const auto& [c, n] : s.multi_by_shape_class) multis += n, classes.insert(c);
+  auto count = [](const std::map<std::string, int64_t>& m, const std::string& c) {
+    auto it = m.find(c);
+    return it == m.end() ? int64_t{0} : it->second;
+  };
+  for (const std::string& c : classes) {
+    const int64_t a = count(s.single_by_shape_class, c), b = count(s.multi_by_shape_class, c);
+    md += fmt::format("| {} | {} | {} | {} | {} |\n", c, a, share(a, singles), b, share(b, multis));
+  }
+  int64_t shown_default = 0;
+  for (const auto& [c, n] : s.single_by_shape_class)
+    if (c.rfind("default", 0) == 0) shown_default += n;
+  md += fmt::format("\nShown at KernelBench default shapes: {} of {} single samples ({}).\n",
+                    shown_default, singles, share(shown_default, singles));
+  const FullShapeCheck& f = s.full_shape;
+  md += fmt::format(
+      "\nFull-shape check (compiled C, as shown): {} of {} sampled default-shape samples pass "
+      "({} single samples were verified on their reduced instance, {} of them within the work "
+      "limit).\n",
+      f.passed, f.checked, f.candidates, f.eligible);
+  for (const std::string& why : f.failures) md += "- FAILED " + why + "\n";
+  return md;
+}
+
+}  // namespace
 
 std::string to_markdown(const DatasetStats& s) {
   std::string md = "# Dataset statistics\n\n";
@@ -154,6 +198,7 @@ std::string to_markdown(const DatasetStats& s) {
   table("Single samples by category", s.single_by_category);
   table("Single samples by difficulty", s.single_by_difficulty);
   table("Single samples by depth (steps before the recorded one)", s.single_by_depth);
+  md += shape_class_markdown(s);
   table("Rejected candidates by reason", s.rejected);
   table("Single-answer filter verdicts", s.filter_verdicts);
   md += "\n## Skipped units\n\n";

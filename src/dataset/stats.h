@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "dataset/full_shape_check.h"
+
 namespace steptp::dataset {
 
 struct StrategyCounts {
@@ -63,6 +65,11 @@ struct DatasetStats {
   std::map<std::string, int64_t> single_by_category;
   std::map<std::string, int64_t> single_by_difficulty;
   std::map<int, int64_t> single_by_depth;
+  // Written samples by the shape class of their program: "small", "default" (verified at those
+  // shapes) and "default, verified reduced" (replayed on the reduced instance); multi samples
+  // by the class of their shared original.
+  std::map<std::string, int64_t> single_by_shape_class, multi_by_shape_class;
+  FullShapeCheck full_shape;  // the build's check of default-shape samples at full shape
   std::map<std::string, int64_t> filter_verdicts;
   int64_t single_train = 0, single_test = 0, multi_train = 0, multi_test = 0;
   std::vector<std::string> test_workloads;

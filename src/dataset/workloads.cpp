@@ -36,9 +36,13 @@ Result<std::vector<WorkUnit>> discover_units(const std::string& workloads_dir,
     if (!matches_any(glob, w.name)) continue;
     const std::string small = catalog->graph_path(w.name, true);
     const std::string dflt = catalog->graph_path(w.name, false);
-    if (fs::exists(small)) units.push_back({w.name + ".small", w.name, w.level, "small", small});
-    if (include_default_shapes && fs::exists(dflt))
-      units.push_back({w.name + ".default", w.name, w.level, "default", dflt});
+    if (fs::exists(small))
+      units.push_back({w.name + ".small", w.name, w.level, "small", small, ""});
+    if (include_default_shapes && fs::exists(dflt)) {
+      const fs::path reduced = fs::path(dflt).parent_path() / (w.name + ".reduced.json");
+      units.push_back({w.name + ".default", w.name, w.level, "default", dflt,
+                       fs::exists(reduced) ? reduced.string() : std::string()});
+    }
   }
   std::sort(units.begin(), units.end(),
             [](const WorkUnit& a, const WorkUnit& b) { return a.id < b.id; });

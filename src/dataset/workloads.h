@@ -17,6 +17,10 @@ struct WorkUnit {
   int level = 0;
   std::string instance;    // "small" (the small-shape graph) or "default" (the default shapes)
   std::string graph_path;  // the graph JSON to import
+  // Default instance only: the workload's reduced instance (graphs/<name>.reduced.json, made by
+  // python/steptp_catalog_reduced.py), on which steps too expensive to verify at the default
+  // shapes are replayed and verified; empty when the catalog has none.
+  std::string reduced_graph_path;
 };
 
 // Units of every catalog workload whose name matches `glob` (fnmatch patterns, comma-separated:
