@@ -112,6 +112,9 @@ class HalideEmitter {
       leir::for_each_expr(s.rhs, [&](const ExprRef& e) {
         if (e->kind() == ExprKind::kCall && e->function() == Function::kIfThenElse) guarded_ = true;
         if (e->kind() == ExprKind::kCall && e->function() == Function::kErf) uses_erf_ = true;
+        if (e->kind() == ExprKind::kCall &&
+            (e->function() == Function::kMax || e->function() == Function::kMin))
+          uses_min_max_ = true;
       });
     });
   }
@@ -179,6 +182,7 @@ class HalideEmitter {
     line(0, "import halide as hl");
     line(0, "");
     if (uses_erf_) erf_helper();
+    if (uses_min_max_) min_max_helpers();
     line(0,
          "# (name, role, numpy dtype, LEIR shape) in declaration order. Halide's dimension 0 is");
     line(0, "# the shape's last axis; a 0-d tensor is a 1-d buffer of one element.");
@@ -239,6 +243,16 @@ class HalideEmitter {
           "",
           ""})
       line(0, l);
+  }
+
+  // hl.max and hl.min return the other operand of a NaN; the interpreter's propagate it.
+  void min_max_helpers() {
+    for (const char* op : {"max", "min"}) {
+      line(0, fmt::format("def nan_{}(a, b):", op));
+      line(1, fmt::format("return hl.select(hl.is_nan(a) | hl.is_nan(b), a + b, hl.{}(a, b))", op));
+      line(0, "");
+      line(0, "");
+    }
   }
 
   std::string pure_args(const std::string& tensor) const {
@@ -519,9 +533,9 @@ class HalideEmitter {
     const auto& args = e->args();
     switch (e->function()) {
       case Function::kMax:
-        return fmt::format("hl.max({}, {})", value(args[0]), value(args[1]));
+        return fmt::format("nan_max({}, {})", value(args[0]), value(args[1]));
       case Function::kMin:
-        return fmt::format("hl.min({}, {})", value(args[0]), value(args[1]));
+        return fmt::format("nan_min({}, {})", value(args[0]), value(args[1]));
       case Function::kExp:
         return fmt::format("hl.exp({})", value(args[0]));
       case Function::kLog:
@@ -553,6 +567,7 @@ class HalideEmitter {
   const leir::Stmt* pure_def_ = nullptr;
   int rdoms_ = 0;
   bool uses_erf_ = false;
+  bool uses_min_max_ = false;
   std::string out_;
 };
 
