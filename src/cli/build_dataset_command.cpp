@@ -58,6 +58,19 @@ void add_token_flags(CLI::App* cmd, dataset::BuildOptions& o) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
 }
 
+// --full-shape-check and --full-shape-work-limit: the build's check of default-shape samples.
+void add_full_shape_flags(CLI::App* cmd, dataset::BuildOptions& o) {
+  cmd->add_option("--full-shape-check", o.full_shape_check.samples,
+                  "Default-shape samples verified on their reduced instance that are verified "
+                  "again at full shape with the compiled C engine (a seeded sample; in stats)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  cmd->add_option("--full-shape-work-limit", o.full_shape_check.work_limit,
+                  "Most statement executions per run a sample may need to be in that check")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
+}
+
 }  // namespace
 
 void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
@@ -113,15 +126,7 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
                   "Use a default-shape instance only below this many statement executions")
       ->capture_default_str();
   cmd->add_flag("--small-only", flags->small_only, "Only the small-shape instances");
-  cmd->add_option("--full-shape-check", o.full_shape_check.samples,
-                  "Default-shape samples verified on their reduced instance that are verified "
-                  "again at full shape with the compiled C engine (a seeded sample; in stats)")
-      ->capture_default_str()
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
-  cmd->add_option("--full-shape-work-limit", o.full_shape_check.work_limit,
-                  "Most statement executions per run a sample may need to be in that check")
-      ->capture_default_str()
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
+  add_full_shape_flags(cmd, o);
   cmd->add_option("--single-cap", o.filter.single_cap,
                   "Single samples per strategy in train (held-out caps are scaled down)")
       ->capture_default_str();

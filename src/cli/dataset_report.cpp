@@ -86,7 +86,7 @@ void report_dataset(const dataset::BuildSummary& summary, const std::string& out
     return;
   }
   print_text_summary(summary, out_dir);
-  if (full.candidates > 0) {
+  if (full.checked > 0) {
     std::cout << fmt::format(
         "full-shape check (compiled C): {}/{} default-shape samples verified on their reduced "
         "instance pass at full shape\n",

@@ -55,6 +55,7 @@ FullShapeCheck check_at_full_shape(const std::vector<const StepRecord*>& records
   vo.num_seeds = 2;
   vo.seed = options.seed + 29;  // other inputs than the generator and --recheck use
   vo.engine = verify::Engine::kCompiled;
+  vo.original_on_compiled = true;
   vo.run.work_budget = std::max<int64_t>(50'000'000, 4 * options.work_limit);
   vo.compiled = one_shot_compiled_engine();
   std::vector<std::string> why(order.size());

@@ -262,10 +262,7 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
         continue;
       }
       std::optional<leir::Program> twin_after;
-      if (state.twin) {
-        twin_after = replay_on_twin(state, *s, site, after);
-        if (!twin_after) continue;
-      }
+      if (state.twin && !(twin_after = replay_on_twin(state, *s, site, after))) continue;
       verify::VerifyReport report = verifier.check(twin_after ? *twin_after : after);
       spent_ += cost_per_check;
       if (!report.equivalent()) {

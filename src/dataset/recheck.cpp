@@ -59,6 +59,7 @@ std::string recheck_line(const std::string& text, verify::VerifyOptions vo) {
   if (work > kInterpreterWorkLimit) {
     if (vo.engine != verify::Engine::kBoth || work > kCompiledWorkLimit) return kSkipped;
     vo.engine = verify::Engine::kCompiled;
+    vo.original_on_compiled = true;
     vo.run.work_budget = std::max(vo.run.work_budget, 4 * work);
   }
   verify::Verifier verifier(*original, vo);

@@ -231,17 +231,21 @@ Verifier::Verifier(leir::Program original, VerifyOptions options)
     original_failure_ = failure_from_error(wf.error(), Side::kOriginal);
     return;
   }
-  // The original is always run on the interpreter: it is the semantics of record.
+  // The original runs on the interpreter, the semantics of record (unless told otherwise, for
+  // shapes the interpreter cannot afford).
   auto compiled = interp::Interpreter::compile(original_, options_.run);
   if (!compiled) {
     original_failure_ = failure_from_error(compiled.error(), Side::kOriginal);
     return;
   }
+  const bool on_compiled = options_.original_on_compiled && options_.engine == Engine::kCompiled &&
+                           compiled->statically_in_bounds();
+  const EngineFn reference = on_compiled ? compiled_engine(options_) : EngineFn();
   for (int k = 0; k < options_.num_seeds; ++k) {
     SeedRun run;
     run.seed = options_.seed + static_cast<uint64_t>(k);
     run.inputs = make_inputs(original_, run.seed, options_.input_scale);
-    auto out = compiled->run(run.inputs);
+    auto out = on_compiled ? reference(original_, run.inputs) : compiled->run(run.inputs);
     if (!out) {
       original_failure_ = failure_from_error(out.error(), Side::kOriginal);
       return;

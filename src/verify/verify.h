@@ -67,6 +67,10 @@ struct VerifyOptions {
   // options. Each verification uses the one its options carry (a compile level, a thread count,
   // a scripted engine in tests), so callers in one process never see each other's choice.
   EngineFn compiled;
+  // With Engine::kCompiled: a statically in-bounds original runs on the compiled engine too, not
+  // on the interpreter. For shapes the interpreter cannot afford (a default-shape program's
+  // 10^8 statement executions); the C backend is itself checked against the interpreter.
+  bool original_on_compiled = false;
 };
 
 struct Mismatch {

@@ -191,6 +191,32 @@ for name in ("single_train", "multi_train"):
 md = open(sys.argv[2] + "/stats.md").read()
 assert "| single_train prompt |" in md and "| multi_train answer |" in md, md[:800]
 PY
+# Default shapes: ReLU's 16 x 16384 program is over the instance budget, so its steps are shown at
+# those shapes and verified on the reduced instance; the full-shape check re-verifies a sample
+# with the compiled engine, and stats give the shares per shape class.
+expect_exit 0 "build-dataset with default shapes" -- "$STEPTP" build-dataset --workloads ReLU \
+  --quiet --full-shape-check 4 --json --out "$TMP/ds_default"
+python3 - "$TMP/out" "$TMP/ds_default" <<'PY' || { echo "FAIL: default-shape build"; failures=$((failures + 1)); }
+import json, sys
+st = json.load(open(sys.argv[1]))
+full = st["full_shape_check"]
+assert full["checked"] == 4 and full["passed"] == 4 and full["candidates"] >= 4, full
+classes = st["single_by_shape_class"]
+assert classes.get("small", 0) > 0 and classes.get("default, verified on the reduced instance", 0) > 0, classes
+seen = 0
+for line in open(sys.argv[2] + "/archive.jsonl"):
+    r = json.loads(line)
+    if r["instance"] == "default":
+        seen += 1
+        assert "f64[16,16384]" in r["declarations"], r["declarations"]
+        assert r["verification"]["instance"] == "reduced", r["verification"]
+        assert r["verification"]["shapes"]["dim"] < 16384, r["verification"]
+    else:
+        assert "instance" not in r["verification"], r["verification"]
+assert seen > 0
+md = open(sys.argv[2] + "/stats.md").read()
+assert "## Samples by shape class" in md and "4 of 4 sampled default-shape samples pass" in md, md
+PY
 # --plain: a file's whole text, no template.
 printf '' >"$TMP/empty.txt"
 cp "$EX/matmul.leir" "$TMP/one.leir"

@@ -22,7 +22,7 @@ start_fake() {  # start_fake PORT ARGS... — waits until the port answers
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 expect_exit 0 "build a small dataset" -- "$STEPTP" build-dataset --workloads '*Softmax' \
-  --out "$TMP/ds" --quiet --test-fraction 0.5 --max-depth 1
+  --out "$TMP/ds" --quiet --test-fraction 0.5 --max-depth 1 --small-only
 
 # 1. The built-in oracle scores 100% on every split, read as written.
 for split in single_train single_test multi_train multi_test; do

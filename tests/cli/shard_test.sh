@@ -4,9 +4,11 @@
 # a missing shard and parts built with another seed are refused with exit 2, naming the culprit.
 source "$(dirname "$0")/lib.sh"
 
-# A few small workloads, default shapes included, a small budget: seconds, not minutes.
+# A few small workloads, default shapes included, a small budget and a 2-sample full-shape check
+# (each sample compiles two kernels): seconds, not minutes.
 build=(build-dataset --workloads 'ELU,GELU,Softsign,FrobeniusNorm,Argmax_over_a_dimension'
-  --max-depth 1 --max-sites 2 --max-sites-easy 1 --test-fraction 0.4 --jobs 2 --quiet)
+  --max-depth 1 --max-sites 2 --max-sites-easy 1 --test-fraction 0.4 --jobs 2 --quiet
+  --full-shape-check 2)
 
 expect_exit 0 "one-process build" -- "$STEPTP" "${build[@]}" --seed 3 --out "$TMP/whole"
 for k in 0 1; do

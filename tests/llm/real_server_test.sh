@@ -18,7 +18,7 @@ URL=http://127.0.0.1:$PORT/v1
 QUESTIONS=${STEPTP_LLM_QUESTIONS:-24}
 
 "$STEPTP" build-dataset --workloads '*Softmax' --out "$OUT/ds" --quiet --test-fraction 0.5 \
-  --max-depth 1 >/dev/null
+  --max-depth 1 --small-only >/dev/null
 
 start=$(date +%s)
 "$STEPTP" eval-single --data "$OUT/ds/single_test.jsonl" --endpoint "$URL" --model smollm2 \

@@ -48,7 +48,7 @@ if ((up)); then ok "ray head on 127.0.0.1:$port"; else fail "ray head on 127.0.0
 
 # A few small workloads (default shapes included) and a small budget: seconds per shard.
 build=(--workloads 'ELU,GELU,Softsign,FrobeniusNorm,Argmax_over_a_dimension,LayerNorm'
-  --max-depth 1 --max-sites 2 --max-sites-easy 1 --test-fraction 0.34 --seed 5)
+  --max-depth 1 --max-sites 2 --max-sites-easy 1 --test-fraction 0.34 --seed 5 --full-shape-check 2)
 if timeout 300 "$STEPTP" build-dataset "${build[@]}" --jobs 2 --quiet --out "$TMP/whole" \
   >"$TMP/log" 2>&1; then
   ok "one-process build-dataset"

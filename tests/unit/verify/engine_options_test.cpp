@@ -81,5 +81,21 @@ TEST(VerifyEngineOptions, WithoutAnEngineTheCompiledOneIsTheCBackend) {
   EXPECT_EQ(r.engine, "compiled");
 }
 
+// original_on_compiled: the expected values come from the compiled engine, not the interpreter,
+// so an engine that is off by one everywhere agrees with itself; without it the interpreter's
+// values expose it.
+TEST(VerifyEngineOptions, TheOriginalRunsOnTheCompiledEngineWhenAsked) {
+  std::atomic<int> calls = 0;
+  VerifyOptions o;
+  o.engine = Engine::kCompiled;
+  o.compiled = off_by_one_engine(calls);
+  o.original_on_compiled = true;
+  VerifyReport self = verify_text(kRelu, kSameRelu, o);
+  EXPECT_TRUE(self.equivalent()) << self.render();
+  EXPECT_EQ(calls, 2 * o.num_seeds);  // the original and the candidate, per seed
+  o.original_on_compiled = false;
+  EXPECT_EQ(verify_text(kRelu, kSameRelu, o).status, Status::kMismatch);
+}
+
 }  // namespace
 }  // namespace steptp::verify
