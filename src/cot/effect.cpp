@@ -10,18 +10,6 @@
 namespace steptp::cot {
 namespace {
 
-std::string_view scope_word(leir::Scope s) {
-  switch (s) {
-    case leir::Scope::kGlobal:
-      return "global";
-    case leir::Scope::kShared:
-      return "shared";
-    case leir::Scope::kLocal:
-      return "local";
-  }
-  return "global";
-}
-
 // Who can see a buffer in scope `s`: true of the scope itself, whichever way the step moved it.
 std::string_view reach(leir::Scope s) {
   switch (s) {
@@ -54,7 +42,7 @@ std::vector<std::string> table_changes(const leir::Program& before, const leir::
       added.push_back(t.name);
     } else if (old->scope != t.scope) {
       out.push_back(fmt::format("`{}` moves from {} to {} memory, {}", t.name,
-                                scope_word(old->scope), scope_word(t.scope), reach(t.scope)));
+                                leir::scope_word(old->scope), leir::scope_word(t.scope), reach(t.scope)));
     }
   }
   for (const leir::TensorInfo& t : tb->tensors)
