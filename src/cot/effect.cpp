@@ -42,7 +42,8 @@ std::vector<std::string> table_changes(const leir::Program& before, const leir::
       added.push_back(t.name);
     } else if (old->scope != t.scope) {
       out.push_back(fmt::format("`{}` moves from {} to {} memory, {}", t.name,
-                                leir::scope_word(old->scope), leir::scope_word(t.scope), reach(t.scope)));
+                                leir::scope_word(old->scope), leir::scope_word(t.scope),
+                                reach(t.scope)));
     }
   }
   for (const leir::TensorInfo& t : tb->tensors)
