@@ -27,6 +27,7 @@ constexpr CommandEntry kCommands[] = {
     {"optimize", steptp::cli::setup_optimize_command},
     {"build-dataset", steptp::cli::setup_build_dataset_command},
     {"merge-dataset", steptp::cli::setup_merge_dataset_command},
+    {"check-cot", steptp::cli::setup_check_cot_command},
     {"eval-single", steptp::cli::setup_eval_single_command},
     {"fake-llm", steptp::cli::setup_fake_llm_command},
     {"tokens", steptp::cli::setup_tokens_command},

@@ -21,6 +21,7 @@ void setup_workloads_command(CLI::App& app, CommandContext& ctx);
 void setup_optimize_command(CLI::App& app, CommandContext& ctx);
 void setup_build_dataset_command(CLI::App& app, CommandContext& ctx);
 void setup_merge_dataset_command(CLI::App& app, CommandContext& ctx);
+void setup_check_cot_command(CLI::App& app, CommandContext& ctx);
 
 void setup_eval_single_command(CLI::App& app, CommandContext& ctx);
 void setup_fake_llm_command(CLI::App& app, CommandContext& ctx);

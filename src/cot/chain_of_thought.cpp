@@ -7,11 +7,19 @@
 #include <set>
 
 #include "analysis/access.h"
+#include "cost/cost_model.h"
+#include "cot/effect.h"
 #include "cot/strategy_notes.h"
 #include "leir/printer.h"
 
 namespace steptp::cot {
 namespace {
+
+std::string capitalized(std::string_view s) {
+  std::string out(s);
+  if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 32);
+  return out;
+}
 
 std::string loop_header(const leir::Block& b) {
   if (b.loops.empty()) return "(no loops)";
@@ -20,17 +28,8 @@ std::string loop_header(const leir::Block& b) {
   return s;
 }
 
-std::string name_list(const std::vector<std::string>& names) {
-  if (names.empty()) return "nothing";
-  std::string s;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) s += i + 1 == names.size() ? " and " : ", ";
-    s += names[i];
-  }
-  return s;
-}
-
-// "block 1 (loops B^{16}_{tx=0}L^{32}_{a=0}) writes F and reads D and E"
+// "block #1 (loops B^{16}_{tx=0}L^{32}_{a=0}) writes `F` and reads `D` and `E`"; a clause with
+// no tensor is left out rather than filled with "nothing".
 std::string describe_block(const leir::Block& b, size_t index) {
   std::vector<std::string> written = analysis::written_tensors(b);
   std::set<std::string> written_set(written.begin(), written.end());
@@ -41,14 +40,10 @@ std::string describe_block(const leir::Block& b, size_t index) {
     // An accumulation reads its own destination; that is not an operand worth naming.
     if (reads && !written_set.count(tensor)) read.push_back(tensor);
   }
-  return fmt::format("block {} (loops {}) writes {} and reads {}", index, loop_header(b),
-                     name_list(written), name_list(read));
-}
-
-std::string capitalized(std::string_view s) {
-  std::string out(s);
-  if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 32);
-  return out;
+  std::string s = fmt::format("block #{} (loops {})", index, loop_header(b));
+  if (!written.empty()) s += " writes " + marked_list(written);
+  if (!read.empty()) s += (written.empty() ? " reads " : " and reads ") + marked_list(read);
+  return s;
 }
 
 std::string applicability(const strategy::Strategy& chosen, const leir::Program& before,
@@ -78,19 +73,32 @@ std::string applicability(const strategy::Strategy& chosen, const leir::Program&
 
 std::string transition(const leir::Program& before, const leir::Program& after,
                        const BlockDiff& diff) {
-  if (diff.empty()) return "The top-level block list is unchanged.";
-  std::string s = fmt::format("{} of {} top-level blocks are removed", diff.removed.size(),
-                              before.blocks.size());
-  for (size_t k = 0; k < diff.removed.size(); ++k)
-    s += fmt::format("{} [{}] {}", k == 0 ? ":" : ";", diff.removed[k],
-                     leir::print(before.blocks[diff.removed[k]]));
-  s += fmt::format(". {} blocks are added", diff.added.size());
-  for (size_t k = 0; k < diff.added.size(); ++k)
-    s += fmt::format("{} [{}] {}", k == 0 ? ":" : ";", diff.added[k],
-                     leir::print(after.blocks[diff.added[k]]));
-  s += fmt::format(". The other {} blocks are unchanged, giving {} blocks in total.", diff.kept,
-                   after.blocks.size());
-  return s;
+  if (diff.empty())
+    return "The top-level block list is unchanged; only inside a block does it change.";
+  std::vector<std::string> parts;
+  if (!diff.removed.empty()) {
+    std::string r = fmt::format("{} of {} top-level blocks {} removed", diff.removed.size(),
+                                before.blocks.size(), diff.removed.size() == 1 ? "is" : "are");
+    for (size_t k = 0; k < diff.removed.size(); ++k)
+      r += fmt::format("{} #{} {}", k == 0 ? ":" : ";", diff.removed[k],
+                       leir::print(before.blocks[diff.removed[k]]));
+    parts.push_back(r);
+  }
+  if (!diff.added.empty()) {
+    std::string a = fmt::format("{} {} added", diff.added.size(),
+                                diff.added.size() == 1 ? "block is" : "blocks are");
+    for (size_t k = 0; k < diff.added.size(); ++k)
+      a += fmt::format("{} #{} {}", k == 0 ? ":" : ";", diff.added[k],
+                       leir::print(after.blocks[diff.added[k]]));
+    parts.push_back(a);
+  }
+  if (diff.kept > 0)
+    parts.push_back(fmt::format("the other {} {} unchanged", diff.kept,
+                                diff.kept == 1 ? "block is" : "blocks are"));
+  std::string s;
+  for (size_t i = 0; i < parts.size(); ++i)
+    s += (i == 0 ? capitalized(parts[i]) : ". " + capitalized(parts[i]));
+  return s + fmt::format(", giving {} top-level blocks.", after.blocks.size());
 }
 
 }  // namespace
@@ -104,6 +112,12 @@ std::string ChainOfThought::text() const {
 
 ChainOfThought explain_step(const strategy::Strategy& chosen, const leir::Program& before,
                             const strategy::Site& site, const leir::Program& after) {
+  return explain_step(chosen, before, site, after, cost::CostModelOptions{});
+}
+
+ChainOfThought explain_step(const strategy::Strategy& chosen, const leir::Program& before,
+                            const strategy::Site& site, const leir::Program& after,
+                            const cost::CostModelOptions& options) {
   const StrategyNotes notes = notes_for(chosen.name(), chosen.category());
   ChainOfThought c;
   c.diff = diff_blocks(before.blocks, after.blocks);
@@ -114,7 +128,10 @@ ChainOfThought explain_step(const strategy::Strategy& chosen, const leir::Progra
   c.decision = capitalized(c.decision);
   c.transition = transition(before, after, c.diff);
   c.preservation = capitalized(notes.preserved) + ".";
-  c.performance = capitalized(notes.performance) + ".";
+  c.cost_before = cost::estimated_cost(before, options);
+  c.cost_after = cost::estimated_cost(after, options);
+  c.performance =
+      performance_part(chosen.name(), notes, before, after, c.cost_before, c.cost_after);
   return c;
 }
 

@@ -35,10 +35,29 @@ const KeepRule& single_rule(const StepRecord& r, const FilterOptions& o) {
   return o.hard;
 }
 
-// Candidates grouped by strategy (name order), each group in a seeded order.
+// `order` (positions into candidates) with default-shape and other records taking turns, each
+// kept in its own relative order: a cap then splits about evenly between the shape classes
+// instead of following how many records each class happened to produce.
+std::vector<size_t> interleave_shape_classes(const std::vector<StepRecord>& records,
+                                             const std::vector<size_t>& candidates,
+                                             const std::vector<size_t>& order) {
+  std::vector<size_t> at_default, others;
+  for (size_t pos : order)
+    (records[candidates[pos]].instance == "default" ? at_default : others).push_back(pos);
+  std::vector<size_t> merged;
+  merged.reserve(order.size());
+  for (size_t i = 0; i < std::max(at_default.size(), others.size()); ++i) {
+    if (i < at_default.size()) merged.push_back(at_default[i]);
+    if (i < others.size()) merged.push_back(others[i]);
+  }
+  return merged;
+}
+
+// Candidates grouped by strategy (name order), each group in a seeded order (shape classes
+// interleaved when asked).
 std::map<std::string, std::vector<size_t>> seeded_groups(const std::vector<StepRecord>& records,
                                                          const std::vector<size_t>& candidates,
-                                                         uint64_t seed) {
+                                                         uint64_t seed, bool interleave = false) {
   std::map<std::string, std::vector<std::pair<uint64_t, size_t>>> keyed;
   for (size_t pos = 0; pos < candidates.size(); ++pos) {
     const StepRecord& r = records[candidates[pos]];
@@ -48,6 +67,7 @@ std::map<std::string, std::vector<size_t>> seeded_groups(const std::vector<StepR
   for (auto& [name, v] : keyed) {
     std::sort(v.begin(), v.end());
     for (const auto& [key, pos] : v) groups[name].push_back(pos);
+    if (interleave) groups[name] = interleave_shape_classes(records, candidates, groups[name]);
   }
   return groups;
 }
@@ -120,7 +140,8 @@ std::vector<FilterVerdict> filter_single(const std::vector<StepRecord>& records,
   const uint64_t seed = stable_hash(split, options.seed ^ 0x51e6);
   const int64_t single_cap = split_cap(options.single_cap, split, options);
   std::vector<FilterVerdict> verdicts(candidates.size(), FilterVerdict::kCap);
-  for (const auto& [name, positions] : seeded_groups(records, candidates, seed)) {
+  for (const auto& [name, positions] :
+       seeded_groups(records, candidates, seed, options.interleave_shape_classes)) {
     SeededRandom rng(stable_hash(name, seed));
     int64_t kept = 0;
     for (size_t pos : positions) {
@@ -224,6 +245,7 @@ nlohmann::json to_json(const FilterOptions& o) {
           {"easy", keep_rule_json(o.easy)},
           {"hard", keep_rule_json(o.hard)},
           {"keep_one_per_strategy", o.keep_one_per_strategy},
+          {"interleave_shape_classes", o.interleave_shape_classes},
           {"multi_easy", keep_rule_json(o.multi_easy)},
           {"multi_max_labels", o.multi_max_labels},
           {"multi_max_draws", o.multi_max_draws},
@@ -241,6 +263,7 @@ Result<FilterOptions> filter_options_from_json(const nlohmann::json& j) {
     o.easy = keep_rule_from_json(j.at("easy"));
     o.hard = keep_rule_from_json(j.at("hard"));
     o.keep_one_per_strategy = j.at("keep_one_per_strategy").get<bool>();
+    o.interleave_shape_classes = j.at("interleave_shape_classes").get<bool>();
     o.multi_easy = keep_rule_from_json(j.at("multi_easy"));
     o.multi_max_labels = j.at("multi_max_labels").get<int>();
     o.multi_max_draws = j.at("multi_max_draws").get<int>();

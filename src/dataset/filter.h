@@ -37,6 +37,9 @@ struct FilterOptions {
   KeepRule hard{1.0, -1};
   // Keep one single sample of a strategy whose candidates all lost their draw.
   bool keep_one_per_strategy = true;
+  // A strategy's single candidates are drawn with default-shape and smaller-instance records
+  // taking turns, so that under its cap the real shapes are not outnumbered by the toy ones.
+  bool interleave_shape_classes = true;
   // Multi-answer labels: very easy never, easy with this probability up to the cap per strategy,
   // hard always. A record needs at least two labels sharing exactly its original program. The
   // reference keeps easy labels with 0.5; our generation verifies more easy steps per state than

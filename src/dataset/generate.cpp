@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "codegen/c_emitter.h"
@@ -116,6 +117,9 @@ class UnitGenerator {
   std::vector<Child> pick(const std::vector<Child>& from, std::string_view strategy, size_t n);
   void record(const State& state, const Strategy& s, const strategy::Site& site,
               const leir::Program& after, const verify::VerifyReport& report);
+  // The feasible sites of `s` on the state's program; with a reduced program, only those it
+  // offers too (the others are counted as reduced_infeasible).
+  std::vector<strategy::Site> sites_to_sample(const Strategy& s, const State& state);
   // The step replayed on the state's reduced program, when it is the same transformation
   // there (same_up_to_sizes); otherwise nullopt, with the reason counted.
   std::optional<leir::Program> replay_on_twin(const State& state, const Strategy& s,
@@ -192,7 +196,7 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
   for (const Strategy* s : state.allowed) {
     try {
       AlgebraGuard guard(*s);
-      enumerated.emplace_back(s, strategy::feasible_sites(*s, state.program));
+      enumerated.emplace_back(s, sites_to_sample(*s, state));
     } catch (const std::exception& e) {
       // A bug inside one strategy must not sink the whole build: it is counted and reported
       // (stats "internal_error:<strategy>"), never turned into a sample.
@@ -285,6 +289,23 @@ std::vector<Child> UnitGenerator::expand(const State& state) {
     }
   }
   return children;
+}
+
+// Only sites that the reduced instance offers too can be verified there: drawing the sample among
+// them (instead of drawing first and losing most of a large program's tiling and split factors to
+// the replay) is what lets default-shape states keep their share of samples.
+std::vector<strategy::Site> UnitGenerator::sites_to_sample(const Strategy& s, const State& state) {
+  std::vector<strategy::Site> sites = strategy::feasible_sites(s, state.program);
+  if (!state.twin) return sites;
+  std::set<std::string> offered;
+  for (const strategy::Site& t : strategy::feasible_sites(s, *state.twin))
+    offered.insert(t.to_string());
+  const size_t before = sites.size();
+  std::erase_if(sites, [&](const strategy::Site& x) { return !offered.contains(x.to_string()); });
+  if (sites.size() < before)
+    out_.rejected["reduced_infeasible:" + std::string(s.name())] +=
+        static_cast<int64_t>(before - sites.size());
+  return sites;
 }
 
 std::optional<leir::Program> UnitGenerator::replay_on_twin(const State& state, const Strategy& s,

@@ -56,7 +56,8 @@ bool is_complex(DType t);     // c64 c128: parsed and printed, not executable
 bool is_executable(DType t);  // what the interpreter and code generators support
 
 enum class Scope : uint8_t { kGlobal, kShared, kLocal };
-char scope_letter(Scope s);  // 'g' 's' 'l'
+char scope_letter(Scope s);            // 'g' 's' 'l'
+std::string_view scope_word(Scope s);  // "global" "shared" "local"
 std::optional<Scope> scope_from_letter(char c);
 
 enum class LoopKind : uint8_t { kSerial, kBound, kParallel, kVectorized, kUnrolled };

@@ -135,6 +135,18 @@ bool is_executable(DType t) {
   return false;
 }
 
+std::string_view scope_word(Scope s) {
+  switch (s) {
+    case Scope::kGlobal:
+      return "global";
+    case Scope::kShared:
+      return "shared";
+    case Scope::kLocal:
+      return "local";
+  }
+  return "?";
+}
+
 char scope_letter(Scope s) {
   switch (s) {
     case Scope::kGlobal:

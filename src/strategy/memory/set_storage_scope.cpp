@@ -28,18 +28,6 @@ using leir::ExprRef;
 
 constexpr leir::Scope kScopes[] = {leir::Scope::kGlobal, leir::Scope::kShared, leir::Scope::kLocal};
 
-std::string_view scope_word(leir::Scope s) {
-  switch (s) {
-    case leir::Scope::kGlobal:
-      return "global";
-    case leir::Scope::kShared:
-      return "shared";
-    case leir::Scope::kLocal:
-      return "local";
-  }
-  return "?";
-}
-
 struct ScopePlan {
   std::string tensor;
   leir::Scope scope = leir::Scope::kGlobal;
@@ -87,7 +75,7 @@ class SetStorageScope final : public ResolvedStrategy<ScopePlan> {
         "{} references in {} blocks now all say scope {} ({} memory). The values it holds are "
         "the same; only the buffer's placement (and so its access latency) changes",
         plan.tensor, plan.references, plan.blocks, leir::scope_letter(plan.scope),
-        scope_word(plan.scope));
+        leir::scope_word(plan.scope));
   }
 
   std::optional<Example> example() const override {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "cot/block_diff.h"
 #include "cot/strategy_notes.h"
 #include "leir/parser.h"
@@ -74,9 +76,9 @@ TEST(ChainOfThought, NamesRealBlocksTensorsAndTheSite) {
   ChainOfThought c = explain_step(*split, before, sites.front(), *after);
   const std::string text = c.text();
   // (a) the real block and tensors
-  EXPECT_NE(c.applicability.find("block 0"), std::string::npos) << c.applicability;
-  EXPECT_NE(c.applicability.find("writes C"), std::string::npos) << c.applicability;
-  EXPECT_NE(c.applicability.find("reads A"), std::string::npos) << c.applicability;
+  EXPECT_NE(c.applicability.find("block #0"), std::string::npos) << c.applicability;
+  EXPECT_NE(c.applicability.find("writes `C`"), std::string::npos) << c.applicability;
+  EXPECT_NE(c.applicability.find("reads `A`"), std::string::npos) << c.applicability;
   EXPECT_NE(c.applicability.find("B^{4}_{tx=0}L^{8}_{a=0}"), std::string::npos);
   // (b) the printed site
   EXPECT_NE(c.decision.find(sites.front().to_string()), std::string::npos) << c.decision;
@@ -96,10 +98,13 @@ TEST(ChainOfThought, NamesRealBlocksTensorsAndTheSite) {
 
 TEST(StrategyNotes, EveryReferenceNameHasItsOwnSentences) {
   const StrategyNotes fallback = notes_for("not_a_strategy", strategy::Category::kGraph);
+  std::set<std::string_view> effects;
   for (std::string_view name : strategy::reference_strategy_names()) {
     StrategyNotes n = notes_for(name, strategy::Category::kGraph);
     EXPECT_FALSE(n.purpose.empty()) << name;
     EXPECT_NE(n.purpose, fallback.purpose) << name;
+    // Each strategy's effect phrase is its own, even without the name in front of it.
+    EXPECT_TRUE(effects.insert(n.performance).second) << name << ": " << n.performance;
   }
 }
 

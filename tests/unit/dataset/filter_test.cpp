@@ -66,6 +66,31 @@ TEST(Filter, HardIsKeptUpToTheStrategyCap) {
   EXPECT_EQ(capped, 15);
 }
 
+// 30 default-shape and 90 small records of one hard strategy under a cap of 40: taking turns,
+// the default-shape ones get 20 of the 40 places (a draw in proportion would give them about
+// 10); without interleaving the share follows the seeded order.
+TEST(Filter, UnderACapDefaultShapeAndSmallRecordsTakeTurns) {
+  std::vector<StepRecord> r;
+  for (int k = 0; k < 120; ++k) {
+    r.push_back(make("loop_tiling", "hard", k, k < 30 ? "W.default" : "W.small"));
+    r.back().instance = k < 30 ? "default" : "small";
+  }
+  FilterOptions o;
+  o.single_cap = 40;
+  auto default_kept = [&](const std::vector<FilterVerdict>& v) {
+    int64_t n = 0;
+    for (size_t i = 0; i < v.size(); ++i) n += v[i] == FilterVerdict::kKept && i < 30;
+    return n;
+  };
+  const auto v = filter_single(r, all(r), o, "train");
+  EXPECT_EQ(kept(v), 40);
+  EXPECT_EQ(default_kept(v), 20);
+  o.interleave_shape_classes = false;
+  const auto plain = filter_single(r, all(r), o, "train");
+  EXPECT_EQ(kept(plain), 40);
+  EXPECT_LT(default_kept(plain), 20);
+}
+
 TEST(Filter, HeldOutCapsAreScaledByTheHeldOutShare) {
   FilterOptions o;
   o.test_fraction = 0.1;  // test : train = 1 : 9

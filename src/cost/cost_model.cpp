@@ -1,4 +1,4 @@
-// search/cost_model.cpp — the static cost estimate (see cost_model.h for what it models).
+// cost/cost_model.cpp — the static cost estimate (see cost_model.h for what it models).
 //
 //   cost = Σ_statements executions(stmt) · per_iteration(stmt) / lanes(stmt) / threads(block)
 //        + Σ_global intermediates 2 · elements                  (written once, read once)
@@ -42,7 +42,7 @@
 //   - or any innermost loop that -O3 vectorizes by itself: independent iterations, unit-stride
 //     or invariant accesses, no libm calls, at least `vector_width` iterations;
 //   both at most vector_width, and only when every access is contiguous and nothing calls libm.
-#include "search/cost_model.h"
+#include "cost/cost_model.h"
 
 #include <algorithm>
 #include <map>
@@ -58,7 +58,7 @@
 #include "leir/tensor_table.h"
 #include "leir/visit.h"
 
-namespace steptp::search {
+namespace steptp::cost {
 namespace {
 
 enum class Stride { kInvariant, kUnit, kStrided };
@@ -469,4 +469,4 @@ double estimated_cost(const leir::Program& p, const CostModelOptions& options) {
   return program_cost(p, block_cost, table, options);
 }
 
-}  // namespace steptp::search
+}  // namespace steptp::cost
