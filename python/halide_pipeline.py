@@ -79,6 +79,14 @@ def last_level_cache_bytes():
     return best or 16 * 1024 * 1024
 
 
+def host_target():
+    """The host with IEEE float semantics: without StrictFloat Halide may fold the NaN tests of
+    nan_max/nan_min away, and the interpreter's NaN would come out as the other operand. steptp's
+    C is compiled without -ffast-math, so both peers keep the same rules."""
+    import halide as hl
+    return hl.get_host_target().with_feature(hl.TargetFeature.StrictFloat)
+
+
 def compile_pipeline(module, autoschedule):
     """(callable, params, outputs, pipeline): the JIT-compiled pipeline for the host, one thread."""
     import halide as hl
@@ -87,7 +95,7 @@ def compile_pipeline(module, autoschedule):
     except Exception as exc:  # noqa: BLE001 — Halide's reason, typed by stage
         raise StageError("build", exc) from exc
     tensors = {t[0]: t for t in module.TENSORS}
-    target = hl.get_host_target()
+    target = host_target()
     pipeline = hl.Pipeline(outputs)
     if autoschedule:
         try:

@@ -69,7 +69,7 @@ def aot_median_ms(module, pipeline, params, outputs, inputs, work):
     names = [p.name() for p in params] + [f.name() for f in outputs]
     try:
         pipeline.compile_to_static_library(os.path.join(work, "steptp_pipeline"), list(params),
-                                           "steptp_pipeline", hl.get_host_target())
+                                           "steptp_pipeline", hp.host_target())
     except Exception as exc:  # noqa: BLE001
         raise hp.StageError("aot_compile", exc) from exc
     lines = []
