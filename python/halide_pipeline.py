@@ -178,6 +178,12 @@ def main(argv):
     if len(argv) < 5 or argv[1] != "check":
         sys.exit(__doc__)
     try:
+        import halide  # noqa: F401  (the module imports it too; this failure gets a clear reason)
+    except ImportError:
+        print(json.dumps({"ok": False, "reason": f"halide_unavailable: {sys.executable} has no "
+                          "halide module; run scripts/setup-venv.sh halide and use .venv/bin/python"}))
+        return 2
+    try:
         problem, outputs = check(argv[2], argv[3], argv[4], "--autoschedule" in argv[5:])
     except StageError as exc:
         print(json.dumps({"ok": False, "reason": str(exc)}))

@@ -14,7 +14,8 @@ machine, threads (1) and dtype (f64), one workload at a time:
                against the interpreter); compile_s is autoscheduling plus JIT compilation
 
 Workloads: --count names drawn with random.Random(--seed).sample from the catalog's sorted
-names (the whole catalog, levels 1 and 2), never a hand-made list. Shapes: the ones the search
+names (the whole catalog, levels 1 and 2), never a hand-made list; --set FILE runs the names a
+file lists instead (the search benchmark's set, reported apart: give it its own --out). Shapes: the ones the search
 used (`--shapes auto`: default shapes unless over the work limit, then small), for every peer.
 --shard K/N runs rows K, K+N, K+2N, ... of the sample, so a run can be split over sittings;
 rows are appended to --out (JSONL), each with its commit, the machine's load and the failure
@@ -29,7 +30,7 @@ commit re-measured already are skipped unless named by --only.
 halide_load_end), at the row's shapes.
 Usage: bench/peers/run_peers.py [--count 64] [--seed 2026] [--shard 0/1] [--trials 64]
          [--out bench/peers/results/peers_cpu.jsonl] [--only NAME,NAME] [--steptp-only]
-         [--peer-only halide]
+         [--peer-only halide] [--set bench/search/benchmark_set.txt]
 """
 import argparse
 import fcntl
@@ -69,11 +70,20 @@ def last_json(text):
     return json.loads(text.strip().splitlines()[-1])
 
 
-def sample(seed, count):
+def sample(seed, count, listed=None):
+    """The catalog entries of the seeded sample, or of the names in the file `listed` (one per
+    line, '#' comments) in its order."""
     catalog = json.load(open(os.path.join(ROOT, "workloads", "catalog.json")))["workloads"]
-    names = sorted(w["name"] for w in catalog)
-    chosen = random.Random(seed).sample(names, min(count, len(names)))
     by_name = {w["name"]: w for w in catalog}
+    if listed:
+        chosen = [l.split("#")[0].strip() for l in open(listed)]
+        chosen = [n for n in chosen if n]
+        unknown = [n for n in chosen if n not in by_name]
+        if unknown:
+            sys.exit(f"run_peers: {listed} names workloads not in the catalog: {unknown[:5]}")
+        return [by_name[n] for n in chosen]
+    names = sorted(by_name)
+    chosen = random.Random(seed).sample(names, min(count, len(names)))
     return [by_name[n] for n in chosen]
 
 
@@ -231,6 +241,8 @@ def main():
     ap.add_argument("--shard", default="0/1")
     ap.add_argument("--trials", type=int, default=64)
     ap.add_argument("--only", default="")
+    ap.add_argument("--set", default="", help="run the workloads this file lists instead of the "
+                    "seeded sample (bench/search/benchmark_set.txt: the search benchmark's set)")
     ap.add_argument("--steptp-only", action="store_true")
     ap.add_argument("--peer-only", choices=["halide"])
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "peers", "results",
@@ -246,7 +258,7 @@ def main():
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     only = set(filter(None, args.only.split(",")))
-    workloads = sample(args.seed, args.count)
+    workloads = sample(args.seed, args.count, args.set or None)
     if args.peer_only or args.steptp_only:
         remeasure_rows(args, workloads, (k, n), only, commit)
         return
@@ -258,7 +270,7 @@ def main():
             continue
         start = time.time()
         row = {"workload": w["name"], "level": w.get("level"), "sample_index": index,
-               "seed": args.seed, "commit": commit, "load_start": os.getloadavg()[0],
+               "seed": None if args.set else args.seed, "set": args.set or None, "commit": commit, "load_start": os.getloadavg()[0],
                "threads": 1, "dtype": "f64", "failures": {}}
         with tempfile.TemporaryDirectory() as work:
             t0 = time.time()
