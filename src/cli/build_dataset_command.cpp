@@ -161,6 +161,7 @@ void setup_build_dataset_command(CLI::App& app, CommandContext& ctx) {
     options.filter.seed = flags->seed;
     options.include_default_shapes = !flags->small_only;
     options.progress = !flags->quiet;
+    flags->report.progress = !flags->quiet;
     if (flags->verify_engine == "tvm" &&
         !use_tvm_engine(options.generate.tvm, "build-dataset", ctx))
       return;

@@ -59,8 +59,8 @@ void report_dataset(const dataset::BuildSummary& summary, const std::string& out
     for (const char* f :
          {"single_train.jsonl", "single_test.jsonl", "multi_train.jsonl", "multi_test.jsonl"})
       files.push_back(out_dir + "/" + f);
-    auto r =
-        dataset::recheck_chat_files(files, flags.recheck, seed, !flags.recheck_interpreter, jobs);
+    auto r = dataset::recheck_chat_files(files, flags.recheck, seed, !flags.recheck_interpreter,
+                                         jobs, flags.progress);
     if (!r) {
       std::cerr << "steptp: " << r.error().render() << "\n";
       ctx.exit_code = kExitBadInput;

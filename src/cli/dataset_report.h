@@ -15,6 +15,7 @@ struct DatasetReportFlags {
   bool json = false;
   int64_t recheck = 0;
   bool recheck_interpreter = false;
+  bool progress = false;  // a progress bar for the re-check (not a flag: the command's --quiet)
 };
 
 // Declares --recheck, --recheck-interpreter and --json on `cmd`.

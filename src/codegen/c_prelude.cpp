@@ -78,14 +78,22 @@ std::string c_kernel_prelude() {
   w.line("#define stp_erf erf");
   w.line("#endif");
   // Streaming stores (is_streaming_store_nest): a non-temporal 256-bit store where the
-  // compiler targets AVX and the address is 32-byte aligned, a plain copy otherwise.
-  w.line("#if defined(__AVX__)");
-  w.line("#include <immintrin.h>");
+  // compiler targets AVX and the address is 32-byte aligned, a plain copy otherwise. Through
+  // the compilers' builtins, not <immintrin.h>: with -march=native GCC 12 spends ~0.8 s parsing
+  // that header, four times the rest of a typical kernel's -O1 compile, and verification
+  // compiles a kernel for every candidate.
+  w.line("#if defined(__AVX__) && (defined(__GNUC__) || defined(__clang__))");
+  w.line("typedef double stp_nt4d __attribute__((vector_size(32), aligned(32)));");
   w.line("static inline void stp_stream_row(double* p, const double* row, int64_t n) {");
   w.line("  if (((uintptr_t)p & 31) != 0) { memcpy(p, row, (size_t)n * sizeof(double)); return; }");
-  w.line("  for (int64_t k = 0; k < n; k += 4) _mm256_stream_pd(p + k, _mm256_load_pd(row + k));");
+  w.line("  for (int64_t k = 0; k < n; k += 4)");
+  w.line("#if defined(__clang__)");
+  w.line("    __builtin_nontemporal_store(*(const stp_nt4d*)(row + k), (stp_nt4d*)(p + k));");
+  w.line("#else");
+  w.line("    __builtin_ia32_movntpd256(p + k, *(const stp_nt4d*)(row + k));");
+  w.line("#endif");
   w.line("}");
-  w.line("static inline void stp_stream_fence(void) { _mm_sfence(); }");
+  w.line("static inline void stp_stream_fence(void) { __builtin_ia32_sfence(); }");
   w.line("#else");
   w.line("static inline void stp_stream_row(double* p, const double* row, int64_t n) {");
   w.line("  memcpy(p, row, (size_t)n * sizeof(double));");

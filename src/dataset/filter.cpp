@@ -171,9 +171,11 @@ std::vector<std::vector<size_t>> draw_multi(const std::vector<StepRecord>& recor
                                             const FilterOptions& options, std::string_view split) {
   const uint64_t seed = stable_hash(split, options.seed ^ 0x3417);
   const int64_t easy_cap = split_cap(options.multi_easy.cap, split, options);
-  // 1. Eligible labels: never very easy; easy with a probability and a cap; hard always.
+  // 1. Eligible labels: never very easy; easy with a probability and a cap; hard always. The
+  //    cap is shared between the shape classes as in the single-answer filter.
   std::vector<bool> eligible(candidates.size(), false);
-  for (const auto& [name, positions] : seeded_groups(records, candidates, seed)) {
+  for (const auto& [name, positions] :
+       seeded_groups(records, candidates, seed, options.interleave_shape_classes)) {
     SeededRandom rng(stable_hash(name, seed));
     int64_t kept = 0;
     for (size_t pos : positions) {

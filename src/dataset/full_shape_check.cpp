@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "codegen/c_engine.h"
+#include "dataset/progress.h"
 #include "dataset/recheck.h"
 #include "dataset/seeded_random.h"
 #include "leir/parser.h"
@@ -59,11 +60,15 @@ FullShapeCheck check_at_full_shape(const std::vector<const StepRecord*>& records
   vo.run.work_budget = std::max<int64_t>(50'000'000, 4 * options.work_limit);
   vo.compiled = one_shot_compiled_engine();
   std::vector<std::string> why(order.size());
+  ProgressBar bar(order.size(), 0, options.progress && !order.empty(), "full-shape checks");
   tbb::task_arena arena(options.jobs > 0 ? options.jobs : tbb::this_task_arena::max_concurrency());
   arena.execute([&] {
-    tbb::parallel_for(size_t{0}, order.size(),
-                      [&](size_t k) { why[k] = check_one(*eligible[order[k]], vo); });
+    tbb::parallel_for(size_t{0}, order.size(), [&](size_t k) {
+      why[k] = check_one(*eligible[order[k]], vo);
+      bar.advance(eligible[order[k]]->unit);
+    });
   });
+  bar.finish();
   for (size_t k = 0; k < order.size(); ++k) {
     ++out.checked;
     if (why[k].empty())

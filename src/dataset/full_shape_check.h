@@ -18,7 +18,8 @@ struct FullShapeCheckOptions {
   int64_t samples = 200;             // most samples checked; 0: none
   int64_t work_limit = 100'000'000;  // statement executions per run a sample may need
   uint64_t seed = 0;
-  int jobs = 0;  // 0: all cores
+  int jobs = 0;           // 0: all cores
+  bool progress = false;  // a progress bar on stderr
 };
 
 struct FullShapeCheck {

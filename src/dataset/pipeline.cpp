@@ -400,6 +400,7 @@ Result<BuildSummary> merge_unit_results(std::vector<UnitResult> results,
   FullShapeCheckOptions full = options.full_shape_check;
   full.seed = options.filter.seed;
   full.jobs = worker_threads(options);
+  full.progress = options.progress;
   st.full_shape = check_at_full_shape(written_singles, full);
   st.hard_share_single = singles ? static_cast<double>(hard_singles) / singles : 0;
   st.hard_share_labels = labels ? static_cast<double>(hard_labels) / labels : 0;

@@ -5,15 +5,17 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <utility>
 
 namespace steptp::dataset {
 
-ProgressBar::ProgressBar(size_t total, size_t already_done, bool enabled)
+ProgressBar::ProgressBar(size_t total, size_t already_done, bool enabled, std::string what)
     : total_(total),
       done_(already_done),
       done_at_start_(already_done),
       enabled_(enabled),
       terminal_(isatty(fileno(stderr)) != 0),
+      what_(std::move(what)),
       last_tenth_(total ? 10 * already_done / total : 0),
       start_(std::chrono::steady_clock::now()) {}
 
@@ -39,12 +41,12 @@ void ProgressBar::draw(std::string_view label) {
     const size_t tenth = total_ ? 10 * done_ / total_ : 10;
     if (tenth == last_tenth_) return;
     last_tenth_ = tenth;
-    fmt::print(stderr, "[{}] {}/{} units  {:.2f} units/s  ETA {}m{:02}s\n", bar, done_, total_,
-               rate, static_cast<int>(eta) / 60, static_cast<int>(eta) % 60);
+    fmt::print(stderr, "[{}] {}/{} {}  {:.2f} {}/s  ETA {}m{:02}s\n", bar, done_, total_, what_,
+               rate, what_, static_cast<int>(eta) / 60, static_cast<int>(eta) % 60);
     return;
   }
-  fmt::print(stderr, "\r[{}] {}/{} units  {:.2f} units/s  ETA {}m{:02}s  {:<40}", bar, done_,
-             total_, rate, static_cast<int>(eta) / 60, static_cast<int>(eta) % 60, name);
+  fmt::print(stderr, "\r[{}] {}/{} {}  {:.2f} {}/s  ETA {}m{:02}s  {:<40}", bar, done_, total_,
+             what_, rate, what_, static_cast<int>(eta) / 60, static_cast<int>(eta) % 60, name);
   std::fflush(stderr);
 }
 

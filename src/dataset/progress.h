@@ -6,13 +6,15 @@
 #include <chrono>
 #include <cstddef>
 #include <mutex>
+#include <string>
 #include <string_view>
 
 namespace steptp::dataset {
 
 class ProgressBar {
  public:
-  ProgressBar(size_t total, size_t already_done, bool enabled);
+  // `what` names the things counted ("units", "samples").
+  ProgressBar(size_t total, size_t already_done, bool enabled, std::string what = "units");
   void advance(std::string_view label);  // one more unit done
   void finish();
 
@@ -24,6 +26,7 @@ class ProgressBar {
   size_t done_at_start_;
   bool enabled_;
   bool terminal_;
+  std::string what_;
   size_t last_tenth_ = 0;  // the last 10% step written when not on a terminal
   std::chrono::steady_clock::time_point start_;
 };

@@ -11,6 +11,7 @@
 
 #include "codegen/c_engine.h"
 #include "dataset/chat_format.h"
+#include "dataset/progress.h"
 #include "dataset/seeded_random.h"
 #include "leir/parser.h"
 #include "strategy/registry.h"
@@ -25,9 +26,8 @@ struct Line {
   std::string text;
 };
 
-// Above this many statement executions per run the interpreter is not used (a default-shape
-// sample would take minutes); above kCompiledWorkLimit the sample is not re-verified at all.
-constexpr int64_t kInterpreterWorkLimit = 5'000'000;
+// Above verify::kInterpreterWorkLimit statement executions per run the interpreter is not used;
+// above kCompiledWorkLimit the sample is not re-verified at all.
 constexpr int64_t kCompiledWorkLimit = 200'000'000;
 constexpr const char* kSkipped = "skipped";
 
@@ -56,13 +56,10 @@ std::string recheck_line(const std::string& text, verify::VerifyOptions vo) {
       a.is_array() ? a.get<std::vector<nlohmann::json>>() : std::vector<nlohmann::json>{a};
   if (items.empty()) return "empty answer list";
   const int64_t work = codegen::static_work(*original);
-  if (work > kInterpreterWorkLimit) {
-    if (vo.engine != verify::Engine::kBoth || work > kCompiledWorkLimit) return kSkipped;
-    vo.engine = verify::Engine::kCompiled;
-    vo.original_on_compiled = true;
-    vo.run.work_budget = std::max(vo.run.work_budget, 4 * work);
-  }
-  verify::Verifier verifier(*original, vo);
+  if (work > verify::kInterpreterWorkLimit &&
+      (vo.engine != verify::Engine::kBoth || work > kCompiledWorkLimit))
+    return kSkipped;
+  verify::Verifier verifier(*original, verify::sized_for(*original, vo));
   if (verifier.original_failure()) return "original fails: " + verifier.original_failure()->message;
   for (const nlohmann::json& item : items) {
     if (!item.is_object() || !item.contains("applied_strategy") ||
@@ -96,7 +93,7 @@ verify::EngineFn one_shot_compiled_engine() {
 
 Result<RecheckSummary> recheck_chat_files(const std::vector<std::string>& files,
                                           int64_t max_samples, uint64_t seed, bool compiled,
-                                          int jobs) {
+                                          int jobs, bool progress) {
   std::vector<Line> lines;
   for (const std::string& f : files) {
     std::ifstream in(f);
@@ -125,11 +122,15 @@ Result<RecheckSummary> recheck_chat_files(const std::vector<std::string>& files,
   s.engine = std::string(verify::engine_name(vo.engine));
   // Samples are independent: re-verify them on all cores, report in file order.
   std::vector<std::string> why(order.size());
+  ProgressBar bar(order.size(), 0, progress && !order.empty(), "re-checks");
   tbb::task_arena arena(jobs > 0 ? jobs : tbb::this_task_arena::max_concurrency());
   arena.execute([&] {
-    tbb::parallel_for(size_t{0}, order.size(),
-                      [&](size_t k) { why[k] = recheck_line(lines[order[k]].text, vo); });
+    tbb::parallel_for(size_t{0}, order.size(), [&](size_t k) {
+      why[k] = recheck_line(lines[order[k]].text, vo);
+      bar.advance("");
+    });
   });
+  bar.finish();
   for (size_t k = 0; k < order.size(); ++k) {
     if (why[k] == kSkipped) {
       ++s.skipped;

@@ -32,6 +32,6 @@ verify::EngineFn one_shot_compiled_engine();
 // cores). Errors: "io_error" only; a malformed line is a failure, not an error.
 Result<RecheckSummary> recheck_chat_files(const std::vector<std::string>& files,
                                           int64_t max_samples, uint64_t seed, bool compiled,
-                                          int jobs = 0);
+                                          int jobs = 0, bool progress = false);
 
 }  // namespace steptp::dataset

@@ -240,7 +240,9 @@ QuestionOutcome score_answer(const EvalQuestion& q, std::string_view answer,
                      candidates.size()));
     candidates.resize(1);
   }
-  verify::Verifier verifier(q.original, options.verify);
+  // A question at default shapes is verified on the compiled engine: the interpreter would
+  // take minutes per answer there.
+  verify::Verifier verifier(q.original, verify::sized_for(q.original, options.verify));
   if (verifier.original_failure()) {
     fail(o.failure, o.detail, "bad_record",
          "the question's original program fails verification: " +

@@ -1,5 +1,6 @@
 #include "verify/verify.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -223,6 +224,16 @@ std::vector<std::pair<std::string, EngineFn>> engines_for(const VerifyOptions& o
 }
 
 }  // namespace
+
+VerifyOptions sized_for(const leir::Program& original, VerifyOptions base) {
+  if (base.engine == Engine::kTvm) return base;
+  const int64_t work = codegen::static_work(original);
+  if (work <= kInterpreterWorkLimit) return base;
+  base.engine = Engine::kCompiled;
+  base.original_on_compiled = true;
+  base.run.work_budget = std::max(base.run.work_budget, 4 * work);
+  return base;
+}
 
 Verifier::Verifier(leir::Program original, VerifyOptions options)
     : original_(std::move(original)), options_(std::move(options)) {

@@ -117,6 +117,16 @@ std::vector<leir::TensorData> make_inputs(const leir::Program& p, uint64_t seed,
 
 Status status_from_error_category(std::string_view category);
 
+// Above this many statement executions per run the interpreter is too slow to verify a program
+// (a default-shape program takes minutes on it).
+inline constexpr int64_t kInterpreterWorkLimit = 5'000'000;
+
+// `base` fitted to the size of `original`: past kInterpreterWorkLimit, an interpreter or
+// interpreter+compiled verification runs on the compiled engine alone, the original included,
+// with a run budget of at least 4x its work. Anything else (a small program, the TVM engine) is
+// returned unchanged. For verifying answers about default-shape programs (eval-single, reward).
+VerifyOptions sized_for(const leir::Program& original, VerifyOptions base);
+
 }  // namespace steptp::verify
 
 namespace steptp::verify {

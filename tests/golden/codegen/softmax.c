@@ -271,13 +271,18 @@ __attribute__((simd("notinbranch"), const, nothrow, leaf)) double stp_erf(double
 #define stp_vlog stp_log
 #define stp_erf erf
 #endif
-#if defined(__AVX__)
-#include <immintrin.h>
+#if defined(__AVX__) && (defined(__GNUC__) || defined(__clang__))
+typedef double stp_nt4d __attribute__((vector_size(32), aligned(32)));
 static inline void stp_stream_row(double* p, const double* row, int64_t n) {
   if (((uintptr_t)p & 31) != 0) { memcpy(p, row, (size_t)n * sizeof(double)); return; }
-  for (int64_t k = 0; k < n; k += 4) _mm256_stream_pd(p + k, _mm256_load_pd(row + k));
+  for (int64_t k = 0; k < n; k += 4)
+#if defined(__clang__)
+    __builtin_nontemporal_store(*(const stp_nt4d*)(row + k), (stp_nt4d*)(p + k));
+#else
+    __builtin_ia32_movntpd256(p + k, *(const stp_nt4d*)(row + k));
+#endif
 }
-static inline void stp_stream_fence(void) { _mm_sfence(); }
+static inline void stp_stream_fence(void) { __builtin_ia32_sfence(); }
 #else
 static inline void stp_stream_row(double* p, const double* row, int64_t n) {
   memcpy(p, row, (size_t)n * sizeof(double));

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "codegen/c_engine.h"
 #include "leir/parser.h"
 #include "leir/printer.h"
 #include "llm/fake_server.h"
@@ -168,6 +169,45 @@ TEST(ScoreAnswer, EachStageFailsWithItsReason) {
     EXPECT_EQ(o.candidates.at(0).step, site.to_string());
     break;
   }
+}
+
+// A question at default shapes (here a ReLU of 2^23 elements, past the interpreter's work
+// limit) is verified on the compiled engine, the original included: the interpreter is never
+// asked, and a wrong answer is still caught.
+TEST(ScoreAnswer, AQuestionTooLargeForTheInterpreterIsVerifiedOnTheCompiledEngine) {
+  auto big = leir::parse_program(
+      "input A f64[2048,4096]\noutput C f64[2048,4096]\n"
+      "B^{2048}_{tx=0}L^{4096}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},0);];\n");
+  ASSERT_TRUE(big.ok()) << big.error().render();
+  EvalQuestion q;
+  q.id = "big-relu";
+  q.original = *big;
+  const strategy::Strategy* split = strategy::find_strategy("loop_split");
+  std::vector<strategy::Site> sites = strategy::feasible_sites(*split, q.original);
+  ASSERT_FALSE(sites.empty());
+  auto after = split->apply(q.original, sites.front());
+  ASSERT_TRUE(after.ok());
+  int compiled_runs = 0;
+  EvalOptions o = options();
+  o.require_match = false;
+  o.verify.compiled = [&](const leir::Program& p, const std::vector<leir::TensorData>& in) {
+    ++compiled_runs;
+    return codegen::run_compiled(p, in);
+  };
+  QuestionOutcome good = score_answer(q, answer("loop_split", leir::print_body(after->blocks)), o);
+  EXPECT_TRUE(good.legal && good.equivalent) << good.failure << " " << good.detail;
+  EXPECT_EQ(compiled_runs, 4);  // original and answer on 2 seeds
+
+  std::string wrong = leir::print_body(after->blocks);
+  wrong.replace(wrong.find(",0)"), 3, ",1)");
+  QuestionOutcome bad = score_answer(q, answer("loop_split", wrong), o);
+  EXPECT_FALSE(bad.equivalent);
+
+  // A small question stays on the interpreter.
+  compiled_runs = 0;
+  const EvalQuestion relu = load_questions().at(2);
+  EXPECT_TRUE(score_answer(relu, relu.reference_answers.front(), o).correct);
+  EXPECT_EQ(compiled_runs, 0);
 }
 
 TEST(ScoreAnswer, AMultiAnswerQuestionNeedsEnoughMatchingCandidatesInAnyOrder) {

@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "interp/interpreter.h"
+#include "leir/parser.h"
 #include "verify/verify.h"
 
 namespace steptp::verify {
@@ -95,6 +96,39 @@ TEST(VerifyEngineOptions, TheOriginalRunsOnTheCompiledEngineWhenAsked) {
   EXPECT_EQ(calls, 2 * o.num_seeds);  // the original and the candidate, per seed
   o.original_on_compiled = false;
   EXPECT_EQ(verify_text(kRelu, kSameRelu, o).status, Status::kMismatch);
+}
+
+}  // namespace
+}  // namespace steptp::verify
+
+namespace steptp::verify {
+namespace {
+
+// sized_for sends a program past the interpreter's work limit to the compiled engine, original
+// included, with a budget for its size; small programs and the TVM engine are left alone.
+TEST(SizedFor, MovesOnlyProgramsTooLargeForTheInterpreterToTheCompiledEngine) {
+  auto small = leir::parse_program(kRelu);
+  auto big = leir::parse_program(
+      "input A f64[2048,4096]\noutput C f64[2048,4096]\n"
+      "B^{2048}_{tx=0}L^{4096}_{a=0}[C^{f64,g}_{tx,a}=max(A^{f64,g}_{tx,a},0);];\n");
+  ASSERT_TRUE(small.ok() && big.ok());
+  VerifyOptions base;
+  base.run.work_budget = 1000;
+
+  VerifyOptions s = sized_for(*small, base);
+  EXPECT_EQ(s.engine, Engine::kInterpreter);
+  EXPECT_FALSE(s.original_on_compiled);
+  EXPECT_EQ(s.run.work_budget, 1000);
+
+  VerifyOptions b = sized_for(*big, base);
+  EXPECT_EQ(b.engine, Engine::kCompiled);
+  EXPECT_TRUE(b.original_on_compiled);
+  EXPECT_GE(b.run.work_budget, 4 * 2048 * 4096);
+
+  base.engine = Engine::kBoth;
+  EXPECT_EQ(sized_for(*big, base).engine, Engine::kCompiled);
+  base.engine = Engine::kTvm;
+  EXPECT_EQ(sized_for(*big, base).engine, Engine::kTvm);
 }
 
 }  // namespace
