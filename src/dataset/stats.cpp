@@ -134,11 +134,20 @@ std::string shape_class_markdown(const DatasetStats& s) {
     const int64_t a = count(s.single_by_shape_class, c), b = count(s.multi_by_shape_class, c);
     md += fmt::format("| {} | {} | {} | {} | {} |\n", c, a, share(a, singles), b, share(b, multis));
   }
-  int64_t shown_default = 0;
-  for (const auto& [c, n] : s.single_by_shape_class)
-    if (c.rfind("default", 0) == 0) shown_default += n;
-  md += fmt::format("\nShown at KernelBench default shapes: {} of {} single samples ({}).\n",
-                    shown_default, singles, share(shown_default, singles));
+  auto at_default = [](const std::map<std::string, int64_t>& m) {
+    int64_t n = 0;
+    for (const auto& [c, k] : m)
+      if (c.rfind("default", 0) == 0) n += k;
+    return n;
+  };
+  const int64_t single_default = at_default(s.single_by_shape_class);
+  const int64_t multi_default = at_default(s.multi_by_shape_class);
+  md += fmt::format(
+      "\nShown at KernelBench default shapes: {} of {} single samples ({}), {} of {} multi "
+      "samples ({}), {} of {} kept samples ({}).\n",
+      single_default, singles, share(single_default, singles), multi_default, multis,
+      share(multi_default, multis), single_default + multi_default, singles + multis,
+      share(single_default + multi_default, singles + multis));
   const FullShapeCheck& f = s.full_shape;
   md += fmt::format(
       "\nFull-shape check (compiled C, as shown): {} of {} sampled default-shape samples pass "

@@ -216,6 +216,15 @@ for line in open(sys.argv[2] + "/archive.jsonl"):
 assert seen > 0
 md = open(sys.argv[2] + "/stats.md").read()
 assert "## Samples by shape class" in md and "4 of 4 sampled default-shape samples pass" in md, md
+# The shares at default shapes, per kind and over all kept samples, from the per-class counts.
+import re
+single = sum(n for c, n in classes.items() if c.startswith("default"))
+multi = sum(n for c, n in st["multi_by_shape_class"].items() if c.startswith("default"))
+singles, multis = sum(classes.values()), sum(st["multi_by_shape_class"].values())
+m = re.search(r"Shown at KernelBench default shapes: (\d+) of (\d+) single samples .*?, (\d+) of "
+              r"(\d+) multi samples .*?, (\d+) of (\d+) kept samples", md)
+assert m and [int(g) for g in m.groups()] == [single, singles, multi, multis, single + multi,
+                                              singles + multis], (m and m.groups(), md)
 PY
 # --plain: a file's whole text, no template.
 printf '' >"$TMP/empty.txt"
