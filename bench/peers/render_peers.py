@@ -10,9 +10,9 @@ import os
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PEERS = ["naive", "eager", "inductor", "metaschedule"]
+PEERS = ["naive", "eager", "inductor", "metaschedule", "halide"]
 LABEL = {"naive": "naive C", "eager": "PyTorch eager", "inductor": "Inductor",
-         "metaschedule": "MetaSchedule"}
+         "metaschedule": "MetaSchedule", "halide": "Halide"}
 
 
 def fmt(ms):
@@ -57,11 +57,14 @@ def main(path, notes):
     out.append("The search benchmark's own set (`bench/search/benchmark_set.txt`, chosen before "
                "this sample) is reported apart in `docs/bench/search_cpu.md`, against the naive C "
                "and PyTorch eager; the peers have not been run on it.\n")
-    out.append("Halide: not run. Its wheel installs from PyPI (halide 21.0.0, with the "
-               "Adams2019, Anderson2021, Li2018 and Mullapudi2016 autoschedulers), but steptp "
-               "has no lowering from LEIR to a Halide pipeline yet, so there is nothing to hand "
-               "its autoscheduler; the column is left out rather than filled from hand-written "
-               "pipelines.\n")
+    halide_commits = sorted({r["halide_commit"] for r in rows if r.get("halide_commit")})
+    out.append("Halide: the program lowered by `steptp lower --target halide` (one Func per "
+               "tensor version, the initial program, not steptp's best), scheduled by the "
+               "Mullapudi2016 autoscheduler with parallelism 1 (the wheel ships no Adams2019 "
+               "weights), compiled ahead of time and timed in a C++ loop; its output is checked "
+               "against `steptp run` on the same seeded inputs before it is timed "
+               "(bench/peers/halide_peer.py). Measured at commit "
+               f"{', '.join(halide_commits) or '—'} (`run_peers.py --peer-only halide`).\n")
     out.append("## Geometric means (peer time / steptp time; above 1: steptp faster)\n")
     out.append("| peer | workloads both ran | geomean | steptp faster on |")
     out.append("|---|---|---|---|")
@@ -101,14 +104,17 @@ def main(path, notes):
                "that failed is left out of its geomean and listed below with its reason.\n")
     out.append("## Per workload (ms)\n")
     out.append("| # | workload | shapes | naive C | steptp | eager | Inductor | MetaSchedule "
-               "| Inductor compile s | MS tuning s | search s | load (peers / steptp) |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+               "| Halide | Inductor compile s | MS tuning s | Halide compile s | search s "
+               "| load (peers / steptp) |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         out.append(
             f"| {r['sample_index']} | {r['workload']} | {r.get('shapes_class', '?')} | "
             f"{fmt(r.get('naive_ms'))} | {fmt(r.get('steptp_ms'))} | {fmt(r.get('eager_ms'))} | "
             f"{fmt(r.get('inductor_ms'))} | {fmt(r.get('metaschedule_ms'))} | "
+            f"{fmt(r.get('halide_ms'))} | "
             f"{r.get('inductor_compile_s', '—')} | {r.get('metaschedule_tune_s', '—')} | "
+            f"{r.get('halide_compile_s', '—')} | "
             f"{r.get('steptp_search_s', '—')} | {load(r)} |")
     out.append("")
     failures = [(r["workload"], p, why) for r in rows for p, why in r["failures"].items()]

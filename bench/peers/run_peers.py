@@ -9,9 +9,13 @@ machine, threads (1) and dtype (f64), one workload at a time:
   inductor     torch.compile (Inductor, CPU); compile_s is the first, compiling call
   metaschedule TVM MetaSchedule on the initial TIR (`lower --target tir-llvm`, loops serial),
                --trials trials, xgb cost model; tune_s is the whole tuning
+  halide       Halide 21 on the initial program (`lower --target halide`), Mullapudi2016
+               autoscheduler, parallelism 1 (bench/peers/halide_peer.py, output checked
+               against the interpreter); compile_s is autoscheduling plus JIT compilation
 
 Workloads: --count names drawn with random.Random(--seed).sample from the catalog's sorted
-names (the whole catalog, levels 1 and 2), never a hand-made list. Shapes: the ones the search
+names (the whole catalog, levels 1 and 2), never a hand-made list; --set FILE runs the names a
+file lists instead (the search benchmark's set, reported apart: give it its own --out). Shapes: the ones the search
 used (`--shapes auto`: default shapes unless over the work limit, then small), for every peer.
 --shard K/N runs rows K, K+N, K+2N, ... of the sample, so a run can be split over sittings;
 rows are appended to --out (JSONL), each with its commit, the machine's load and the failure
@@ -22,8 +26,11 @@ already in --out and keeps the peers' columns: the peers do not depend on steptp
 MetaSchedule's tuning is most of a row's time. Such a row records steptp's commit and load
 apart (steptp_commit, steptp_load_start, steptp_load_end) beside the peers' ones; rows this
 commit re-measured already are skipped unless named by --only.
+--peer-only halide does the same for the Halide column alone (halide_commit, halide_load_start,
+halide_load_end), at the row's shapes.
 Usage: bench/peers/run_peers.py [--count 64] [--seed 2026] [--shard 0/1] [--trials 64]
          [--out bench/peers/results/peers_cpu.jsonl] [--only NAME,NAME] [--steptp-only]
+         [--peer-only halide] [--set bench/search/benchmark_set.txt]
 """
 import argparse
 import fcntl
@@ -63,11 +70,20 @@ def last_json(text):
     return json.loads(text.strip().splitlines()[-1])
 
 
-def sample(seed, count):
+def sample(seed, count, listed=None):
+    """The catalog entries of the seeded sample, or of the names in the file `listed` (one per
+    line, '#' comments) in its order."""
     catalog = json.load(open(os.path.join(ROOT, "workloads", "catalog.json")))["workloads"]
-    names = sorted(w["name"] for w in catalog)
-    chosen = random.Random(seed).sample(names, min(count, len(names)))
     by_name = {w["name"]: w for w in catalog}
+    if listed:
+        chosen = [l.split("#")[0].strip() for l in open(listed)]
+        chosen = [n for n in chosen if n]
+        unknown = [n for n in chosen if n not in by_name]
+        if unknown:
+            sys.exit(f"run_peers: {listed} names workloads not in the catalog: {unknown[:5]}")
+        return [by_name[n] for n in chosen]
+    names = sorted(by_name)
+    chosen = random.Random(seed).sample(names, min(count, len(names)))
     return [by_name[n] for n in chosen]
 
 
@@ -110,6 +126,70 @@ def metaschedule_row(graph, trials, work):
     out, err = run([VENV_PY, os.path.join(ROOT, "bench", "peers", "metaschedule_peer.py"), tir,
                     str(trials), os.path.join(work, "ms")], 3600, env)
     return (None, err) if err else (last_json(out), None)
+
+
+def halide_row(graph, work):
+    leir = os.path.join(work, "initial_halide.leir")
+    module = os.path.join(work, "initial_halide.py")
+    _, err = run([STEPTP, "import", graph, "-o", leir], 300)
+    if err:
+        return None, "import: " + err
+    _, err = run([STEPTP, "lower", leir, "--target", "halide", "-o", module], 300)
+    if err:
+        return None, "lower: " + err
+    env = dict(os.environ, HL_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    out, err = run([VENV_PY, os.path.join(ROOT, "bench", "peers", "halide_peer.py"), STEPTP, leir,
+                    module], 1800, env)
+    return (None, err) if err else (last_json(out), None)
+
+
+def add_halide(row, graph, work):
+    for key in ("halide_ms", "halide_compile_s", "halide_scheduler"):
+        row.pop(key, None)
+    row["failures"].pop("halide", None)
+    h, err = halide_row(graph, work)
+    if err:
+        row["failures"]["halide"] = err
+    else:
+        row.update({"halide_ms": h["median_ms"], "halide_compile_s": h["compile_s"],
+                    "halide_scheduler": h["scheduler"]})
+
+
+def remeasure_halide(row, commit):
+    """row with its Halide column measured by this commit (--peer-only halide), at the shapes
+    the other peers ran."""
+    row = dict(row, failures=dict(row["failures"]), halide_commit=commit,
+               halide_load_start=os.getloadavg()[0])
+    suffix = ".small.json" if row["shapes_class"] == "small" else ".json"
+    graph = os.path.join(ROOT, "workloads", "graphs", row["workload"] + suffix)
+    with tempfile.TemporaryDirectory() as work:
+        add_halide(row, graph, work)
+    row["halide_load_end"] = os.getloadavg()[0]
+    return row
+
+
+def remeasure_rows(args, workloads, shard, only, commit):
+    """--steptp-only and --peer-only: one column group of the rows already in --out measured
+    again by this commit, the others kept."""
+    k, n = shard
+    rows = {}
+    if os.path.exists(args.out):
+        rows = {r["workload"]: r for r in map(json.loads, filter(str.strip, open(args.out)))}
+    key = "halide_commit" if args.peer_only else "steptp_commit"
+    for index, w in enumerate(workloads):
+        if w["name"] not in rows or index % n != k or (only and w["name"] not in only):
+            continue
+        if not only and rows[w["name"]].get(key) == commit:
+            continue  # re-measured by this commit already (resume)
+        if args.peer_only:
+            row = remeasure_halide(rows[w["name"]], commit)
+            summary = f"halide={row.get('halide_ms', 'FAIL')} {row['failures'].get('halide', '')}"
+        else:
+            row = remeasure_steptp(rows[w["name"]], w, commit)
+            summary = (f"naive={row.get('naive_ms', 'FAIL')} steptp={row.get('steptp_ms', 'FAIL')} "
+                       f"metaschedule={row.get('metaschedule_ms', 'FAIL')}")
+        write_row(args.out, row)
+        print(f"{w['name']}: {summary}", flush=True)
 
 
 def write_row(path, row):
@@ -161,7 +241,10 @@ def main():
     ap.add_argument("--shard", default="0/1")
     ap.add_argument("--trials", type=int, default=64)
     ap.add_argument("--only", default="")
+    ap.add_argument("--set", default="", help="run the workloads this file lists instead of the "
+                    "seeded sample (bench/search/benchmark_set.txt: the search benchmark's set)")
     ap.add_argument("--steptp-only", action="store_true")
+    ap.add_argument("--peer-only", choices=["halide"])
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "peers", "results",
                                                   "peers_cpu.jsonl"))
     args = ap.parse_args()
@@ -175,21 +258,9 @@ def main():
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     only = set(filter(None, args.only.split(",")))
-    workloads = sample(args.seed, args.count)
-    if args.steptp_only:
-        rows = {}
-        if os.path.exists(args.out):
-            rows = {r["workload"]: r for r in map(json.loads, filter(str.strip, open(args.out)))}
-        for index, w in enumerate(workloads):
-            if w["name"] not in rows or index % n != k or (only and w["name"] not in only):
-                continue
-            if not only and rows[w["name"]].get("steptp_commit") == commit:
-                continue  # re-measured by this commit already (resume)
-            row = remeasure_steptp(rows[w["name"]], w, commit)
-            write_row(args.out, row)
-            print(f"{w['name']}: naive={row.get('naive_ms', 'FAIL')} "
-                  f"steptp={row.get('steptp_ms', 'FAIL')} "
-                  f"metaschedule={row.get('metaschedule_ms', 'FAIL')}", flush=True)
+    workloads = sample(args.seed, args.count, args.set or None)
+    if args.peer_only or args.steptp_only:
+        remeasure_rows(args, workloads, (k, n), only, commit)
         return
     for index, w in enumerate(workloads):
         if only:
@@ -199,7 +270,7 @@ def main():
             continue
         start = time.time()
         row = {"workload": w["name"], "level": w.get("level"), "sample_index": index,
-               "seed": args.seed, "commit": commit, "load_start": os.getloadavg()[0],
+               "seed": None if args.set else args.seed, "set": args.set or None, "commit": commit, "load_start": os.getloadavg()[0],
                "threads": 1, "dtype": "f64", "failures": {}}
         with tempfile.TemporaryDirectory() as work:
             t0 = time.time()
@@ -231,12 +302,13 @@ def main():
             else:
                 row.update({"metaschedule_ms": m["median_ms"], "metaschedule_tune_s": m["tune_s"],
                             "metaschedule_trials": m["trials"]})
+            add_halide(row, graph, work)
         row["wall_s"] = round(time.time() - start, 1)
         row["load_end"] = os.getloadavg()[0]
         write_row(args.out, row)
         print(f"{w['name']}: " + " ".join(
             f"{p}={row.get(p + '_ms', 'FAIL')}" for p in
-            ("naive", "steptp", "eager", "inductor", "metaschedule")), flush=True)
+            ("naive", "steptp", "eager", "inductor", "metaschedule", "halide")), flush=True)
 
 
 if __name__ == "__main__":

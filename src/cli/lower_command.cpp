@@ -1,6 +1,7 @@
-// cli/lower_command.cpp — `steptp lower FILE --target c|cuda|tir|tir-llvm [-o OUT]`: the
-// program's code for one backend (C for the CPU, a CUDA file with its host harness, or TVMScript
-// for TVM 0.27: `tir` keeps the GPU thread bindings, `tir-llvm` is for TVM's CPU target).
+// cli/lower_command.cpp — `steptp lower FILE --target c|cuda|tir|tir-llvm|halide [-o OUT]`: the
+// program's code for one backend (C for the CPU, a CUDA file with its host harness, TVMScript
+// for TVM 0.27: `tir` keeps the GPU thread bindings, `tir-llvm` is for TVM's CPU target, or a
+// Python module building a Halide pipeline).
 #include <iostream>
 
 #include "cli/command.h"
@@ -8,6 +9,7 @@
 #include "cli/program_input.h"
 #include "codegen/c_emitter.h"
 #include "codegen/cuda_emitter.h"
+#include "codegen/halide_emitter.h"
 #include "codegen/tir_emitter.h"
 #include "leir/wellformed.h"
 
@@ -23,12 +25,12 @@ void setup_lower_command(CLI::App& app, CommandContext& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "lower",
       "Generate code for a LEIR program file: C (OpenMP), CUDA (with a host harness) "
-      "or TVMScript TIR");
+      "TVMScript TIR or a Halide pipeline (Python)");
   cmd->add_option("file", flags->file, "LEIR program file ('-' for stdin)")->required();
   cmd->add_option("--target", flags->target,
                   "Backend: c, cuda, tir (TVMScript for TVM's CUDA target), tir-llvm (its CPU "
-                  "target)")
-      ->check(CLI::IsMember({"c", "cuda", "tir", "tir-llvm"}));
+                  "target), halide (a Python module of Halide 21's bindings)")
+      ->check(CLI::IsMember({"c", "cuda", "tir", "tir-llvm", "halide"}));
   cmd->add_option("-o,--output", flags->output, "Write here instead of stdout (atomically)");
   cmd->callback([flags, &ctx] {
     auto program = load_program(flags->file);
@@ -51,6 +53,8 @@ void setup_lower_command(CLI::App& app, CommandContext& ctx) {
       if (cu.ok())
         for (const std::string& note : cu->notes) std::cerr << "note: " << note << "\n";
       code = cu.ok() ? Result<std::string>(cu->code) : Result<std::string>(cu.error());
+    } else if (flags->target == "halide") {
+      code = codegen::emit_halide(*program);
     } else {
       code = codegen::emit_tir(
           *program, flags->target == "tir" ? codegen::TirTarget::kCuda : codegen::TirTarget::kLlvm);
